@@ -1,0 +1,186 @@
+# Makefile - builds lib/libnvidia-ml.so.1 (the mock NVML), mokka (the CLI)
+# and the tests.
+#
+#   make                 library + CLI
+#   make test            install missing dependencies, build, run every test
+#   make asan | tsan     the suite under ASan+UBSan / the concurrency tests under TSan
+#   make bench           speed and memory numbers
+#   make demo            mokka run on the built-in defaults
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make O=/tmp/b ...    out-of-tree build
+#
+# Sources are found by directory, so a new file needs no edit here:
+#   lib/core/*.c   shared core (config, universe, live state) -> libmokkacore.a
+#   lib/nvml/*.c   NVML entry points                           -> libnvidia-ml.so.1
+#   src/*.c src/cmd/*.c                                         -> mokka
+#   tests/unit/test_*.c   one Check binary each
+#   tests/standins/*.c    one stand-in program each (stand-in device plugin)
+#   tests/bench/*.c       one benchmark program each
+
+MOKKA_VERSION := 0.1.0
+O       ?= .
+B       := $(O)/build
+CC      ?= cc
+PYTHON  ?= python3
+PREFIX  ?= /usr/local
+DESTDIR ?=
+SAN     ?=
+
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+PKGS_LIB := yaml-0.1
+PKGS_CLI := yaml-0.1 jansson libcurl grpc libprotobuf-c
+pkgcflags = $(shell pkg-config --cflags $(1) 2>/dev/null)
+pkglibs   = $(shell pkg-config --libs $(1) 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+OPT     ?= -O2 -g
+CFLAGS  ?=
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(OPT) \
+               -ffile-prefix-map=$(CURDIR)=. -Ilib/core -Ilib/nvml -Isrc -I$(B)/gen \
+               -DMOKKA_VERSION='"$(MOKKA_VERSION)"' -DMOKKA_COMMIT='"$(GIT_COMMIT)"'
+ifeq ($(SAN),asan)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
+ifeq ($(SAN),tsan)
+SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+endif
+ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+LDFLAGS ?=
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+
+CORE_SRC := $(sort $(wildcard lib/core/*.c))
+NVML_SRC := $(sort $(wildcard lib/nvml/*.c))
+CLI_SRC  := $(sort $(wildcard src/*.c src/cmd/*.c))
+PROTOS   := $(sort $(wildcard src/proto/*.proto))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+STANDIN_SRC := $(sort $(wildcard tests/standins/*.c))
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+PROTO_C  := $(patsubst src/proto/%.proto,$(B)/gen/%.pb-c.c,$(PROTOS))
+PROTO_O  := $(PROTO_C:.c=.o)
+GEN_O    := $(B)/gen/profiles.o
+CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
+NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
+CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o
+
+LIBNVML  := $(O)/lib/libnvidia-ml.so.1
+CORE_A   := $(B)/libmokkacore.a
+MOKKA    := $(O)/mokka
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+STANDIN_BIN := $(patsubst tests/standins/%.c,$(B)/tests/%,$(STANDIN_SRC))
+BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
+
+.PHONY: all lib cli test check testbins asan tsan bench demo install clean deps
+.DELETE_ON_ERROR:
+
+all: lib cli
+lib: $(LIBNVML)
+cli: $(MOKKA)
+
+# --- generated sources -------------------------------------------------------
+$(B)/gen/profiles.c: lib/core/gen_profiles.sh $(PROFILES)
+	@mkdir -p $(@D)
+	sh lib/core/gen_profiles.sh $(PROFILES) > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list $(wildcard lib/nvml/abi/*.h)
+	@mkdir -p $(B)/gen
+	sh lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list lib/nvml/abi $(B)/gen
+
+$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h &: src/proto/%.proto
+	@mkdir -p $(B)/gen
+	protoc-c --proto_path=src/proto --c_out=$(B)/gen $<
+
+$(B)/gen/libblob.S: $(LIBNVML)
+	@mkdir -p $(@D)
+	printf '\t.section .rodata\n\t.global mk_libblob\n\t.global mk_libblob_end\n\t.balign 64\nmk_libblob:\n\t.incbin "%s"\nmk_libblob_end:\n\t.section .note.GNU-stack,"",@progbits\n' '$(abspath $(LIBNVML))' > $@
+
+$(B)/gen/libblob.o: $(B)/gen/libblob.S
+	$(CC) -c -o $@ $<
+
+# --- objects -----------------------------------------------------------------
+$(B)/lib/%.o: lib/%.c | $(B)/gen/fntable.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(call pkgcflags,$(PKGS_LIB)) -MMD -MP -c -o $@ $<
+
+$(B)/src/%.o: src/%.c $(PROTO_C) | $(B)/gen/fntable.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(call pkgcflags,$(PKGS_CLI)) -MMD -MP -c -o $@ $<
+
+$(B)/gen/%.o: $(B)/gen/%.c
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes $(call pkgcflags,$(PKGS_CLI)) -c -o $@ $<
+
+$(B)/tests/%.o: tests/%.c $(PROTO_C) | $(B)/gen/fntable.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes $(call pkgcflags,$(PKGS_CLI) check) -MMD -MP -c -o $@ $<
+
+# --- artifacts ---------------------------------------------------------------
+$(CORE_A): $(CORE_O)
+	@rm -f $@
+	ar rcsD $@ $^
+
+$(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ $(NVML_O) $(CORE_A) -Wl,-soname,libnvidia-ml.so.1 \
+	    -Wl,--version-script=$(B)/gen/exports.map -Wl,-z,defs -Wl,--build-id=none \
+	    $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB)) -lpthread
+
+$(MOKKA): $(CLI_O) $(CORE_A)
+	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
+
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(CORE_A)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_LIB)) -ldl -lpthread -lm
+
+$(B)/tests/%: $(B)/tests/standins/%.o $(PROTO_O) $(CORE_A)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
+
+$(B)/tests/bench_%: $(B)/tests/bench/bench_%.o
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) -ldl -lpthread -lm
+
+testbins: all $(UNIT_BIN) $(STANDIN_BIN) $(BENCH_BIN)
+
+# --- running -----------------------------------------------------------------
+deps:
+	sh ci/deps.sh
+
+test check:
+	sh ci/deps.sh --quiet
+	$(MAKE) testbins
+	MOKKA_BUILD=$(abspath $(O)) MOKKA_SAN=$(SAN) sh tests/run.sh
+
+asan:
+	$(MAKE) O=$(O)/build-asan SAN=asan test
+
+tsan:
+	sh ci/deps.sh --quiet
+	$(MAKE) O=$(O)/build-tsan SAN=tsan testbins
+	MOKKA_BUILD=$(abspath $(O)/build-tsan) MOKKA_SAN=tsan sh tests/run.sh --concurrency
+
+bench: all $(BENCH_BIN)
+	MOKKA_BUILD=$(abspath $(O)) sh tests/bench/run.sh
+
+demo:
+	sh ci/deps.sh --quiet
+	$(MAKE) testbins
+	$(MOKKA) run --plugin $(B)/tests/fake-device-plugin --junit $(O)/mokka-demo.xml
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mokka \
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/mokka \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(MOKKA) $(DESTDIR)$(PREFIX)/bin/mokka
+	install -m 644 $(LIBNVML) $(DESTDIR)$(PREFIX)/lib/mokka/libnvidia-ml.so.1
+	install -m 644 src/mokka.1 $(DESTDIR)$(PREFIX)/share/man/man1/mokka.1
+	install -m 644 completions/mokka.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mokka
+	install -m 644 completions/_mokka $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mokka
+	install -m 644 completions/mokka.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mokka.fish
+	cp -R fixtures/profiles fixtures/configs fixtures/suites $(DESTDIR)$(PREFIX)/share/mokka/
+
+clean:
+	rm -rf $(B) $(LIBNVML) $(MOKKA) $(O)/build-asan $(O)/build-tsan $(O)/mokka-demo.xml
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

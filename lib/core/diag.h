@@ -1,0 +1,43 @@
+/* diag.h - diagnostics: every config or suite problem as "file:line:col: message".
+ *
+ * Loaders never stop at the first problem: they append to an mk_diags list so
+ * that `mokka lint` can print all of them, while the library prints only the
+ * first (one clear stderr line inside someone else's process). */
+#ifndef MOKKA_DIAG_H
+#define MOKKA_DIAG_H
+
+#include <stddef.h>
+
+typedef enum { MK_DIAG_ERROR, MK_DIAG_WARNING } mk_diag_level;
+
+typedef struct mk_diag {
+    mk_diag_level level;
+    char *file;   /* may be NULL for problems without a file */
+    int line;     /* 1-based; 0 when unknown */
+    int col;      /* 1-based; 0 when unknown */
+    char *msg;
+} mk_diag;
+
+typedef struct mk_diags {
+    mk_diag *v;
+    size_t n, cap;
+    size_t errors, warnings;
+    int strict;   /* record warnings for legal but suspicious values */
+} mk_diags;
+
+void mk_diags_init(mk_diags *d);
+void mk_diags_free(mk_diags *d);
+
+/* Append a diagnostic; printf-style message. A warning is only recorded when
+ * d->strict is set. */
+void mk_diag_add(mk_diags *d, mk_diag_level lvl, const char *file, int line,
+                 int col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Format diagnostic i as "file:line:col: error: msg" into buf. */
+void mk_diag_format(const mk_diag *g, char *buf, size_t len);
+
+/* The first error (or NULL). */
+const mk_diag *mk_diags_first_error(const mk_diags *d);
+
+#endif

@@ -1,0 +1,207 @@
+/* universe.h - the virtual GPU universe: the immutable snapshot that a config
+ * compiles to, shared by libnvidia-ml.so.1 and the mokka CLI.
+ *
+ * Units everywhere: memory in bytes, power in milliwatts, energy in
+ * millijoules, temperature in degrees C, clocks in MHz, shares in percent.
+ * Enumerations use NVML's own numeric values, so the NVML layer passes them
+ * through unchanged. Values that change at run time are described here by an
+ * mk_lv (live value spec); their current values live in state.h. */
+#ifndef MOKKA_UNIVERSE_H
+#define MOKKA_UNIVERSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "diag.h"
+
+#define MK_NAME_LEN   96
+#define MK_UUID_LEN   96
+#define MK_SHORT_LEN  32
+#define MK_MAX_NVLINKS 18     /* NVML_NVLINK_MAX_LINKS */
+#define MK_MAX_MIG_PROFILES 24
+#define MK_MAX_PLACEMENTS 8
+
+/* The live metrics of a device (the slots of the shared state file). */
+typedef enum {
+    MK_M_TEMP,          /* GPU temperature, C */
+    MK_M_TEMP_MEM,      /* memory temperature, C */
+    MK_M_POWER,         /* power draw, mW */
+    MK_M_UTIL_GPU,      /* % */
+    MK_M_UTIL_MEM,      /* % */
+    MK_M_UTIL_ENC,      /* % */
+    MK_M_UTIL_DEC,      /* % */
+    MK_M_MEM_USED,      /* bytes */
+    MK_M_FAN,           /* % */
+    MK_M_CLK_GRAPHICS,  /* MHz */
+    MK_M_CLK_SM,        /* MHz */
+    MK_M_CLK_MEM,       /* MHz */
+    MK_M_CLK_VIDEO,     /* MHz */
+    MK_M_COUNT
+} mk_metric;
+
+/* How a live value behaves. */
+typedef enum {
+    MK_LV_FIXED,   /* always lo */
+    MK_LV_RANGE,   /* a fresh value in [lo, hi] at each read */
+    MK_LV_DRIFT,   /* previous value +/- up to step, kept in [lo, hi]; starts at start */
+    MK_LV_FOLLOW,  /* derived from utilisation: lo at 0 %, hi at 100 % */
+    MK_LV_NA       /* the device has no such sensor: NOT_SUPPORTED */
+} mk_lv_kind;
+
+typedef struct mk_lv {
+    mk_lv_kind kind;
+    int64_t lo, hi, step, start;
+} mk_lv;
+
+/* What a health fault looks like to NVML clients. */
+typedef enum {
+    MK_FAULT_NONE = 0,
+    MK_FAULT_XID,   /* XID critical error event; queries keep working */
+    MK_FAULT_ECC,   /* double-bit ECC event and rising ECC counters */
+    MK_FAULT_LOST   /* XID event, then NVML_ERROR_GPU_IS_LOST from every query */
+} mk_fault_mode;
+
+typedef struct mk_health_rules {
+    double after_seconds;      /* < 0: off */
+    int on_memory_exceed;      /* percent of total; < 0: off */
+    int on_temperature;        /* C; < 0: off */
+    unsigned xid;              /* XID reported by a rule-triggered fault */
+    mk_fault_mode mode;
+} mk_health_rules;
+
+/* One row of a GPU's MIG profile table (GPU-instance profile). */
+typedef struct mk_mig_profile {
+    char name[MK_SHORT_LEN];   /* "1g.5gb", "1g.5gb+me" */
+    unsigned nvml_profile;     /* NVML_GPU_INSTANCE_PROFILE_* */
+    unsigned id;               /* profile id reported by nvml (info.id) */
+    unsigned slices;           /* compute slices */
+    unsigned mem_slices;       /* memory slices */
+    uint64_t memory;           /* bytes */
+    unsigned max_instances;
+    unsigned sms;
+    unsigned copy_engines, decoders, encoders, jpegs, ofas;
+    unsigned nplacements;
+    unsigned placements[MK_MAX_PLACEMENTS]; /* allowed start slots */
+    unsigned placement_size;                /* slots one instance occupies */
+} mk_mig_profile;
+
+/* One MIG device: a GPU instance with one compute instance spanning it. */
+typedef struct mk_mig_dev {
+    unsigned profile;          /* index into the parent's migp[] */
+    unsigned gi_id, ci_id;
+    unsigned start;            /* placement start slot */
+    char uuid[MK_UUID_LEN];    /* "MIG-..." */
+    uint64_t memory;           /* bytes */
+    unsigned gi_minor, ci_minor; /* nvidia-caps minors for access files */
+} mk_mig_dev;
+
+typedef struct mk_process {
+    unsigned pid;
+    char name[MK_NAME_LEN];
+    uint64_t used_memory;      /* bytes */
+    int graphics;              /* listed as a graphics process too */
+} mk_process;
+
+typedef struct mk_device {
+    unsigned index;
+    int line, col;             /* where the device is described (0: generated) */
+    char profile[MK_SHORT_LEN];
+
+    /* identity */
+    char name[MK_NAME_LEN];
+    char uuid[MK_UUID_LEN];
+    char serial[MK_SHORT_LEN];
+    char board_part[MK_SHORT_LEN];
+    unsigned board_id;
+    char vbios[MK_SHORT_LEN];
+    char inforom_image[MK_SHORT_LEN];
+    char inforom_oem[MK_SHORT_LEN], inforom_ecc[MK_SHORT_LEN], inforom_pwr[MK_SHORT_LEN];
+    unsigned brand;            /* NVML_BRAND_* */
+    unsigned arch;             /* NVML_DEVICE_ARCH_* */
+    int cc_major, cc_minor;
+    unsigned sm_count;
+    unsigned minor;            /* /dev/nvidiaN */
+
+    /* PCI */
+    char bus_id[MK_SHORT_LEN];         /* "00000000:07:00.0" (NVML form) */
+    char bus_id_legacy[MK_SHORT_LEN];  /* "0000:07:00.0" */
+    unsigned pci_domain, pci_bus, pci_dev, pci_func;
+    uint32_t pci_device_id;    /* 0x20B010DE */
+    uint32_t pci_subsys_id;
+    int numa_node;             /* -1: none */
+    unsigned pcie_max_gen, pcie_gen, pcie_max_width, pcie_width;
+
+    /* memory */
+    uint64_t mem_total, mem_reserved, bar1_total;
+
+    /* thermal, C */
+    int temp_shutdown, temp_slowdown, temp_mem_max, temp_gpu_max, temp_target;
+
+    /* power, mW */
+    unsigned power_default_limit, power_min_limit, power_max_limit, power_limit;
+    int power_supported;
+
+    /* clocks, MHz */
+    unsigned clk_max_graphics, clk_max_sm, clk_max_mem, clk_max_video;
+    unsigned clk_app_graphics, clk_app_mem;
+
+    /* modes */
+    unsigned pstate;           /* 0..15 */
+    int ecc_enabled;
+    int persistence;
+    unsigned compute_mode;     /* NVML_COMPUTEMODE_* */
+    unsigned fans;             /* 0: no fan (fan speed NOT_SUPPORTED) */
+
+    mk_lv lv[MK_M_COUNT];
+    mk_health_rules health;
+
+    /* MIG */
+    unsigned mig_slices, mig_mem_slices;  /* 0: not MIG capable */
+    size_t nmigp;
+    mk_mig_profile migp[MK_MAX_MIG_PROFILES];
+    int mig_enabled;
+    size_t nmig;
+    mk_mig_dev *mig;
+
+    /* NVLink */
+    unsigned nvlink_version;
+    unsigned nvlinks;                     /* links present */
+    int nvlink_peer[MK_MAX_NVLINKS];      /* peer device index, or -1 */
+
+    size_t nprocs;
+    mk_process *procs;
+} mk_device;
+
+typedef struct mk_universe {
+    char *config_path;         /* NULL: built-in default universe */
+    char node[256];            /* node name used for uuid: auto */
+    char driver_version[MK_SHORT_LEN];
+    char nvml_version[MK_SHORT_LEN];
+    int cuda_version;          /* 12020 for 12.2 */
+    uint64_t seed;
+    int has_seed;
+    unsigned numa_nodes;       /* NUMA nodes of the host */
+    unsigned cpus;             /* CPUs of the host, spread over numa_nodes */
+    size_t ndev;
+    mk_device *dev;
+} mk_universe;
+
+/* Load a config file (NULL: the built-in default universe, 8 x
+ * A100-SXM4-40GB). node_name NULL: $MOKKA_NODE_NAME, else the hostname.
+ * Returns NULL when an error was added to d. */
+mk_universe *mk_universe_load(const char *path, const char *node_name, mk_diags *d);
+/* The same from a buffer, for tests; `name` is used in diagnostics. */
+mk_universe *mk_universe_load_mem(const char *name, const char *yaml, size_t len,
+                                  const char *node_name, mk_diags *d);
+void mk_universe_free(mk_universe *u);
+
+/* Whether b may replace a in a running process (hot reload): same devices,
+ * UUIDs, bus ids and MIG layout. On a difference writes why and returns 0. */
+int mk_universe_same_identity(const mk_universe *a, const mk_universe *b,
+                              char *why, size_t len);
+
+/* Names for enum values, for render/smi and diagnostics. */
+const char *mk_metric_name(mk_metric m);
+const char *mk_arch_name(unsigned arch);
+const char *mk_fault_mode_name(mk_fault_mode m);
+
+#endif

@@ -1,0 +1,101 @@
+/* cli.c - common options, colour and diagnostics for every subcommand. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+
+int mk_quiet;
+static int color_mode = -1; /* -1 auto, 0 never, 1 always */
+
+int mk_color_set(const char *when)
+{
+    if (strcmp(when, "auto") == 0) color_mode = -1;
+    else if (strcmp(when, "always") == 0) color_mode = 1;
+    else if (strcmp(when, "never") == 0) color_mode = 0;
+    else return -1;
+    return 0;
+}
+
+int mk_color_on(FILE *f)
+{
+    if (color_mode >= 0)
+        return color_mode;
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc)
+        return 0;
+    const char *term = getenv("TERM");
+    if (term && strcmp(term, "dumb") == 0)
+        return 0;
+    return isatty(fileno(f));
+}
+
+const char *mk_sgr(FILE *f, const char *code)
+{
+    static __thread char buf[32];
+    if (!mk_color_on(f))
+        return "";
+    snprintf(buf, sizeof buf, "\033[%sm", code);
+    return buf;
+}
+
+void mk_print_help(const mk_cmd *cmd, FILE *f)
+{
+    fputs(cmd->help, f);
+}
+
+int mk_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mokka%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'mokka %s%s--help' for more information.\n",
+            cmd ? cmd : "", cmd ? " " : "");
+    return MK_EXIT_USAGE;
+}
+
+int mk_common_opt(const mk_cmd *cmd, int c, const char *arg)
+{
+    switch (c) {
+    case MK_OPT_QUIET:
+        mk_quiet = 1;
+        return -1;
+    case MK_OPT_COLOR:
+        if (mk_color_set(arg) != 0)
+            return mk_usage_error(cmd->name, "--color takes auto, always or never, not '%s'", arg);
+        return -1;
+    case MK_OPT_HELP:
+        mk_print_help(cmd, stdout);
+        return MK_EXIT_OK;
+    default: /* '?' or ':' from getopt, which already printed the problem */
+        fprintf(stderr, "Try 'mokka %s --help' for more information.\n", cmd->name);
+        return MK_EXIT_USAGE;
+    }
+}
+
+static void vmsg(const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "mokka%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void mk_err(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(cmd, fmt, ap);
+    va_end(ap);
+}
+
+void mk_info(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    if (mk_quiet)
+        return;
+    va_start(ap, fmt);
+    vmsg(cmd, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,94 @@
+/* nodeview.h - "node view": what a Kubernetes node advertises, the one thing
+ * the suite engine asserts on.
+ *
+ * Two producers fill it: the built-in kubelet (kubelet.c, from the device
+ * plugin's Register and ListAndWatch) and the API-server client (kube.c, from
+ * Node objects). The suite engine reads snapshots through mk_nodesrc and never
+ * knows which producer is behind it. */
+#ifndef MOKKA_NODEVIEW_H
+#define MOKKA_NODEVIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mk_nv_device {
+    char *id;              /* device id as the plugin reports it (UUID, MIG-UUID, or index) */
+    int healthy;           /* 1: "Healthy", 0: "Unhealthy" */
+    int numa;              /* NUMA node from TopologyInfo; -1 when absent */
+} mk_nv_device;
+
+typedef struct mk_nv_resource {
+    char *name;            /* "nvidia.com/gpu", "nvidia.com/mig-1g.5gb" */
+    long long capacity;    /* all devices (built-in kubelet) or status.capacity */
+    long long allocatable; /* healthy devices, or status.allocatable */
+    size_t ndev;           /* 0 in cluster mode: the API server has no device list */
+    mk_nv_device *dev;
+    char *endpoint;        /* plugin socket name (built-in kubelet only) */
+    int get_preferred_allocation; /* plugin options (built-in kubelet only) */
+    int pre_start_required;
+} mk_nv_resource;
+
+typedef struct mk_nv_kv { char *key, *value; } mk_nv_kv;
+
+typedef struct mk_nv_condition {
+    char *type, *status, *reason, *message;
+} mk_nv_condition;
+
+typedef struct mk_nv_taint { char *key, *value, *effect; } mk_nv_taint;
+
+typedef struct mk_nv_node {
+    char *name;
+    size_t nres;  mk_nv_resource *res;
+    size_t nlabels; mk_nv_kv *labels;
+    size_t nannotations; mk_nv_kv *annotations;
+    size_t nconditions; mk_nv_condition *conditions;
+    size_t ntaints; mk_nv_taint *taints;
+} mk_nv_node;
+
+/* A snapshot of all nodes a source watches (one for the built-in kubelet). */
+typedef struct mk_nv_nodes {
+    uint64_t version;      /* changes whenever anything in the view changes */
+    size_t n;
+    mk_nv_node *node;
+} mk_nv_nodes;
+
+void mk_nv_nodes_free(mk_nv_nodes *ns);
+/* Deep copy (for producers handing out snapshots). */
+int mk_nv_nodes_copy(mk_nv_nodes *dst, const mk_nv_nodes *src);
+const mk_nv_resource *mk_nv_find_resource(const mk_nv_node *n, const char *name);
+const char *mk_nv_label(const mk_nv_node *n, const char *key);
+const char *mk_nv_annotation(const mk_nv_node *n, const char *key);
+const mk_nv_condition *mk_nv_condition_find(const mk_nv_node *n, const char *type);
+
+/* Result of an allocation made through the built-in kubelet. */
+typedef struct mk_nv_alloc {
+    size_t nids; char **ids;          /* the devices asked for */
+    size_t nenvs; mk_nv_kv *envs;     /* ContainerAllocateResponse.envs */
+    size_t nmounts; mk_nv_kv *mounts; /* container_path -> host_path */
+    size_t ndevices; mk_nv_kv *devices; /* container_path -> host_path */
+    size_t nannotations; mk_nv_kv *annotations;
+    size_t ncdi; char **cdi;          /* CDI device names */
+} mk_nv_alloc;
+void mk_nv_alloc_free(mk_nv_alloc *a);
+
+/* A producer of node views. Implementations: kubelet.c, kube.c. */
+typedef struct mk_nodesrc mk_nodesrc;
+struct mk_nodesrc {
+    const char *kind;   /* "built-in kubelet", "API server" */
+    /* Fill *out with a snapshot; 0 on success, else -1 with err. */
+    int (*snapshot)(mk_nodesrc *s, mk_nv_nodes *out, char *err, size_t errlen);
+    /* Block until the view's version differs from `seen` or timeout_ms passes.
+     * Returns 1 when changed, 0 on timeout, -1 on failure (err set). */
+    int (*wait_change)(mk_nodesrc *s, uint64_t seen, int timeout_ms, char *err, size_t errlen);
+    /* Optional (NULL in cluster mode): ask the plugin for a preferred
+     * allocation of `size` devices out of `available`, must-include `must`. */
+    int (*preferred)(mk_nodesrc *s, const char *resource, char **available, size_t navail,
+                     char **must, size_t nmust, size_t size,
+                     char ***out, size_t *nout, char *err, size_t errlen);
+    /* Optional: Allocate `ids` (and PreStartContainer when the plugin asks for it). */
+    int (*allocate)(mk_nodesrc *s, const char *resource, char **ids, size_t nids,
+                    mk_nv_alloc *out, char *err, size_t errlen);
+    void *impl;
+};
+
+#endif
