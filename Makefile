@@ -101,7 +101,11 @@ $(B)/gen/libblob.o: $(B)/gen/libblob.S
 	$(CC) -c -o $@ $<
 
 # --- objects -----------------------------------------------------------------
-$(B)/lib/%.o: lib/%.c | $(B)/gen/fntable.h
+$(B)/lib/core/%.o: lib/core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(call pkgcflags,$(PKGS_LIB)) -MMD -MP -c -o $@ $<
+
+$(B)/lib/nvml/%.o: lib/nvml/%.c | $(B)/gen/fntable.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(call pkgcflags,$(PKGS_LIB)) -MMD -MP -c -o $@ $<
 
