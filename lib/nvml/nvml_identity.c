@@ -145,7 +145,7 @@ MK_API nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforom
  * the first 16 bytes and the numbers after it. */
 static void pci_common(const mk_device *d, nvmlPciInfo_t *pci)
 {
-    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%s", d->bus_id_legacy);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%.15s", d->bus_id_legacy);
     pci->domain = d->pci_domain;
     pci->bus = d->pci_bus;
     pci->device = d->pci_dev;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include "abi/nvml_abi.h"
 #include "fntable.h"
 #include "live.h"
@@ -198,7 +199,7 @@ static inline nvmlReturn_t mk_copy_str(char *dst, unsigned len, const char *src)
 }
 
 /* A live metric of a GPU, NOT_SUPPORTED when it has no such sensor. */
-static inline nvmlReturn_t mk_metric(const mk_ref *r, mk_metric m, int64_t *v)
+static inline nvmlReturn_t mk_metric_get(const mk_ref *r, mk_metric m, int64_t *v)
 {
     return mk_live_read(&mk_L.live, r->u, r->gpu, m, v) == 0 ? NVML_SUCCESS
                                                             : NVML_ERROR_NOT_SUPPORTED;

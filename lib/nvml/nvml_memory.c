@@ -15,7 +15,7 @@ static nvmlReturn_t usage(const mk_ref *r, uint64_t *total, uint64_t *reserved, 
         return NVML_SUCCESS;
     }
     int64_t v;
-    nvmlReturn_t rc = mk_metric(r, MK_M_MEM_USED, &v);
+    nvmlReturn_t rc = mk_metric_get(r, MK_M_MEM_USED, &v);
     *total = r->d->mem_total;
     *reserved = r->d->mem_reserved;
     *used = rc == NVML_SUCCESS && v > 0 ? (uint64_t)v : 0;

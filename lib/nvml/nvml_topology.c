@@ -262,7 +262,7 @@ static nvmlReturn_t remote_pci(nvmlDevice_t device, unsigned link, nvmlPciInfo_t
     if (peer < 0)
         return NVML_ERROR_NOT_SUPPORTED; /* nothing at the other end */
     const mk_device *p = &r.u->dev[peer];
-    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%s", p->bus_id_legacy);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%.15s", p->bus_id_legacy);
     pci->domain = p->pci_domain;
     pci->bus = p->pci_bus;
     pci->device = p->pci_dev;
