@@ -66,6 +66,7 @@ int mk_common_opt(const mk_cmd *cmd, int c, const char *arg)
         if (mk_color_set(arg) != 0)
             return mk_usage_error(cmd->name, "--color takes auto, always or never, not '%s'", arg);
         return -1;
+    case 'h':
     case MK_OPT_HELP:
         mk_print_help(cmd, stdout);
         return MK_EXIT_OK;

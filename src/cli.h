@@ -24,6 +24,10 @@ typedef struct mk_cmd {
 
 extern const mk_cmd mk_commands[];       /* mokka.c; ends with a NULL name */
 const mk_cmd *mk_find_command(const char *name);
+/* Reports that `name` is not a command, suggesting the one it most likely
+ * meant, as a usage error of `cmd` (NULL: mokka itself); returns
+ * MK_EXIT_USAGE. */
+int mk_unknown_command(const char *cmd, const char *name);
 
 /* Common options. Subcommands append MK_COMMON_OPTS to their long options
  * and pass unknown option codes to mk_common_opt(). */
@@ -34,9 +38,15 @@ enum { MK_OPT_QUIET = 0x1000, MK_OPT_COLOR, MK_OPT_HELP };
     {"colour", required_argument, 0, MK_OPT_COLOR}, \
     {"help", no_argument, 0, MK_OPT_HELP}
 
-/* Handles a common option or a getopt error for command `cmd`. Returns -1 when
- * the option was consumed and parsing goes on, else the exit code to return
- * (0 after --help, 2 after a usage error). */
+/* The common options' lines for a subcommand's --help text. */
+#define MK_HELP_COMMON \
+    "  -h, --help           show this help\n" \
+    "      --quiet          no progress messages on stderr\n" \
+    "      --color=WHEN     colour: auto (default), always or never\n"
+
+/* Handles a common option ('h' counts as --help) or a getopt error for
+ * command `cmd`. Returns -1 when the option was consumed and parsing goes
+ * on, else the exit code to return (0 after --help, 2 after a usage error). */
 int mk_common_opt(const mk_cmd *cmd, int c, const char *arg);
 /* Prints "mokka CMD: message" and a hint to stderr; returns MK_EXIT_USAGE. */
 int mk_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

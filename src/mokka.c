@@ -32,6 +32,54 @@ const mk_cmd *mk_find_command(const char *name)
     return NULL;
 }
 
+/* Edit distance between a and b, for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[32];
+    if (la >= 32 || lb >= 32)
+        return 99;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static const mk_cmd *closest_command(const char *name)
+{
+    const mk_cmd *best = NULL;
+    size_t bestd = 3; /* more than two edits away is a different word */
+    for (const mk_cmd *c = mk_commands; c->name; c++) {
+        size_t d = distance(name, c->name);
+        if (d < bestd) {
+            best = c;
+            bestd = d;
+        }
+    }
+    return best;
+}
+
+int mk_unknown_command(const char *cmd, const char *name)
+{
+    const mk_cmd *near = closest_command(name);
+    if (near)
+        return mk_usage_error(cmd, "'%s' is not a mokka command; did you mean '%s'?", name,
+                              near->name);
+    return mk_usage_error(cmd, "'%s' is not a mokka command", name);
+}
+
 int main(int argc, char **argv)
 {
     int i = 1;
@@ -54,14 +102,11 @@ int main(int argc, char **argv)
             return mk_usage_error(NULL, "unknown option '%s'", a);
         }
     }
-    if (i >= argc) {
-        char *hv[] = { "help", NULL };
-        cmd_help(1, hv);
-        return MK_EXIT_USAGE;
-    }
+    if (i >= argc)
+        return mk_usage_error(NULL, "no command given");
     const mk_cmd *c = mk_find_command(argv[i]);
     if (!c)
-        return mk_usage_error(NULL, "'%s' is not a mokka command; see 'mokka --help'", argv[i]);
+        return mk_unknown_command(NULL, argv[i]);
     optind = 0; /* full getopt reset for the subcommand */
     return c->run(argc - i, argv + i);
 }
