@@ -1,0 +1,27 @@
+/* smi_list.c - `mokka smi -L`: one line per GPU and per MIG device, as
+ * nvidia-smi -L prints them. */
+#include "smi_doc.h"
+
+void mk_smi_print_list(json_t *doc, FILE *f)
+{
+    size_t i, j;
+    json_t *g, *m;
+    json_array_foreach(json_object_get(doc, "gpus"), i, g) {
+        long long index = json_integer_value(json_object_get(g, "index"));
+        json_t *err = json_object_get(g, "error");
+        if (json_is_string(err)) {
+            fprintf(f, "GPU %lld: Unable to determine the device handle: %s\n", index,
+                    json_string_value(err));
+            continue;
+        }
+        fprintf(f, "GPU %lld: %s (UUID: %s)\n", index, mk_smi_str(g, "product_name"),
+                mk_smi_str(g, "uuid"));
+        json_array_foreach(json_object_get(g, "mig_devices"), j, m) {
+            char label[64];
+            snprintf(label, sizeof label, "MIG %s", mk_smi_str(m, "profile"));
+            fprintf(f, "  %-15s Device %2lld: (UUID: %s)\n", label,
+                    (long long)json_integer_value(json_object_get(m, "index")),
+                    mk_smi_str(m, "uuid"));
+        }
+    }
+}
