@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "libblob.h"
 #include "procenv.h"
 
 int mk_procenv_read(pid_t pid, mk_procenv *env)
@@ -65,47 +64,46 @@ void mk_procenv_free(mk_procenv *env)
     env->len = 0;
 }
 
-static int is_mokka(const char *file)
+mk_lib_kind mk_proc_lib_identify(pid_t pid, const char *path)
 {
-    mk_lib_kind k = mk_lib_identify(file);
-    return k == MK_LIB_THIS || k == MK_LIB_MOKKA;
+    char inside[4400];
+    int n = snprintf(inside, sizeof inside, "/proc/%d/root%s%s", (int)pid,
+                     path[0] == '/' ? "" : "/", path);
+    mk_lib_kind k = n > 0 && (size_t)n < sizeof inside ? mk_lib_identify(inside)
+                                                        : MK_LIB_UNREADABLE;
+    /* No access to its root (another user's process): the path as we see it. */
+    return k == MK_LIB_UNREADABLE ? mk_lib_identify(path) : k;
 }
 
-/* Calls found for each entry of a list separated by any of seps; stops at
- * the first entry it accepts. */
-static int any_entry(const char *list, const char *seps, int (*found)(const char *, char *, size_t),
-                     char *how, size_t len)
+/* The environment's entries, split by any of seps, until one leads to a
+ * Mokka library; describes it in how. */
+static int mokka_entry(pid_t pid, const char *var, const char *seps, int dirs, const char *list,
+                       char *how, size_t len)
 {
-    char *copy = strdup(list ? list : "");
+    char *copy = strdup(list ? list : ""), *save = NULL;
     int hit = 0;
-    char *save = NULL;
     for (char *e = copy ? strtok_r(copy, seps, &save) : NULL; e && !hit;
-         e = strtok_r(NULL, seps, &save))
-        hit = found(e, how, len);
+         e = strtok_r(NULL, seps, &save)) {
+        char file[4200];
+        int n = dirs ? snprintf(file, sizeof file, "%s/" MK_LIB_SONAME, e)
+                     : snprintf(file, sizeof file, "%s", e);
+        if (n < 0 || (size_t)n >= sizeof file)
+            continue;
+        mk_lib_kind k = mk_proc_lib_identify(pid, file);
+        hit = k == MK_LIB_THIS || k == MK_LIB_MOKKA;
+        if (hit && dirs)
+            snprintf(how, len, "%s entry %s", var, e);
+        else if (hit)
+            snprintf(how, len, "%s=%s", var, e);
+    }
     free(copy);
     return hit;
 }
 
-static int preload_entry(const char *e, char *how, size_t len)
+int mk_procenv_mokka_lib(pid_t pid, const mk_procenv *env, char *how, size_t len)
 {
-    if (!is_mokka(e))
-        return 0;
-    snprintf(how, len, "LD_PRELOAD=%s", e);
-    return 1;
-}
-
-static int libpath_entry(const char *e, char *how, size_t len)
-{
-    char file[4200];
-    snprintf(file, sizeof file, "%s/" MK_LIB_SONAME, e);
-    if (!is_mokka(file))
-        return 0;
-    snprintf(how, len, "LD_LIBRARY_PATH entry %s", e);
-    return 1;
-}
-
-int mk_procenv_mokka_lib(const mk_procenv *env, char *how, size_t len)
-{
-    return any_entry(mk_procenv_get(env, "LD_PRELOAD"), ": \t", preload_entry, how, len) ||
-           any_entry(mk_procenv_get(env, "LD_LIBRARY_PATH"), ":", libpath_entry, how, len);
+    return mokka_entry(pid, "LD_PRELOAD", ": \t", 0, mk_procenv_get(env, "LD_PRELOAD"), how,
+                       len) ||
+           mokka_entry(pid, "LD_LIBRARY_PATH", ":", 1, mk_procenv_get(env, "LD_LIBRARY_PATH"),
+                       how, len);
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "libblob.h"
 
 typedef struct mk_procenv {
     char *buf;     /* NAME=value entries, each NUL-terminated */
@@ -17,9 +18,12 @@ int mk_procenv_read(pid_t pid, mk_procenv *env);
 const char *mk_procenv_get(const mk_procenv *env, const char *name);
 void mk_procenv_free(mk_procenv *env);
 
-/* Whether LD_PRELOAD or LD_LIBRARY_PATH of env leads to a Mokka
- * libnvidia-ml.so.1; on 1 writes "LD_PRELOAD=<file>" or
+/* What the file at path is, as process pid sees it (through
+ * /proc/PID/root, so that a container's files are read, not ours). */
+mk_lib_kind mk_proc_lib_identify(pid_t pid, const char *path);
+/* Whether LD_PRELOAD or LD_LIBRARY_PATH in the environment of process pid
+ * leads to a Mokka libnvidia-ml.so.1; on 1 writes "LD_PRELOAD=<file>" or
  * "LD_LIBRARY_PATH entry <dir>" into how. */
-int mk_procenv_mokka_lib(const mk_procenv *env, char *how, size_t len);
+int mk_procenv_mokka_lib(pid_t pid, const mk_procenv *env, char *how, size_t len);
 
 #endif

@@ -127,7 +127,7 @@ static int find_by_pid(pid_t pid, char *path, size_t len, char *err, size_t errl
         else
             snprintf(abs, sizeof abs, "%s", dir);
         rc = find_in_dir(abs, path, len, err, errlen);
-    } else if (mk_procenv_mokka_lib(&env, how, sizeof how)) {
+    } else if (mk_procenv_mokka_lib(pid, &env, how, sizeof how)) {
         snprintf(err, errlen, "process %d is on the mock (%s) but has no state directory "
                  "(MOKKA_STATE_DIR is not in its environment); start it with `mokka exec` or "
                  "set MOKKA_STATE_DIR", (int)pid, how);
