@@ -1,5 +1,8 @@
 /* nvmlload.c - dlopen/dlsym of the NVML functions smi uses (see
- * nvmlload.h). */
+ * nvmlload.h). The library is never dlclosed: NVML keeps process-lifetime
+ * state (handles stay valid across init/shutdown pairs, driver threads),
+ * and unmapping it under that state is what crashes hosts and makes
+ * LeakSanitizer report it. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +28,6 @@ int mk_nvml_open(mk_nvml *n, const char *lib, char *err, size_t errlen)
         !n->nvmlDeviceGetCount_v2 || !n->nvmlDeviceGetHandleByIndex_v2) {
         snprintf(err, errlen, "%s is not an NVML library (nvmlInit_v2, nvmlDeviceGetCount_v2 "
                  "or nvmlDeviceGetHandleByIndex_v2 missing)", n->path);
-        dlclose(n->dl);
         n->dl = NULL;
         return -1;
     }
@@ -33,7 +35,6 @@ int mk_nvml_open(mk_nvml *n, const char *lib, char *err, size_t errlen)
     if (rc != NVML_SUCCESS) {
         snprintf(err, errlen, "nvmlInit_v2 failed in %s: %s (NVML error %d)", n->path,
                  n->nvmlErrorString(rc), (int)rc);
-        dlclose(n->dl);
         n->dl = NULL;
         return -1;
     }
@@ -45,11 +46,5 @@ void mk_nvml_close(mk_nvml *n)
     if (!n->dl)
         return;
     n->nvmlShutdown();
-    dlclose(n->dl);
     n->dl = NULL;
-}
-
-const char *mk_nvml_error(const mk_nvml *n, nvmlReturn_t rc)
-{
-    return n->nvmlErrorString(rc);
 }

@@ -55,9 +55,7 @@ typedef struct mk_nvml {
 /* Loads `lib` (a file name or path) and runs nvmlInit_v2. Returns 0, or -1
  * with what failed and NVML's own words in err. */
 int mk_nvml_open(mk_nvml *n, const char *lib, char *err, size_t errlen);
-/* nvmlShutdown and dlclose. */
+/* nvmlShutdown (the library stays loaded: see nvmlload.c). */
 void mk_nvml_close(mk_nvml *n);
-/* NVML's error string for rc ("Not Supported", "GPU is lost", ...). */
-const char *mk_nvml_error(const mk_nvml *n, nvmlReturn_t rc);
 
 #endif

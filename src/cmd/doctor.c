@@ -23,8 +23,9 @@ const char cmd_doctor_help[] =
     "            LD_PRELOAD or LD_LIBRARY_PATH leads to Mokka's library, whether\n"
     "            MOCK_CONFIG_PATH loads, and whether MOKKA_STATE_DIR's state file lists\n"
     "            the process\n"
-    "  sockets   kubelet.sock and the plugin sockets in\n"
-    "            /var/lib/kubelet/device-plugins (and in DIR) accept a connection\n"
+    "  sockets   kubelet.sock and the plugin sockets in $MOKKA_KUBELET_DIR (default\n"
+    "            /var/lib/kubelet/device-plugins; a warning when it is missing) and in\n"
+    "            DIR (a failure when it is missing) accept a connection\n"
     "\n"
     "Options:\n"
     "  -p, --pid PID          also check this running process\n"
@@ -82,7 +83,8 @@ int cmd_doctor(int argc, char **argv)
     mk_doctor_library(&d, config);
     if (pid)
         mk_doctor_process(&d, (pid_t)pid);
-    mk_doctor_sockets(&d, KUBELET_PLUGIN_DIR, 0);
+    const char *dflt = getenv("MOKKA_KUBELET_DIR");
+    mk_doctor_sockets(&d, dflt && *dflt ? dflt : KUBELET_PLUGIN_DIR, 0);
     if (kdir)
         mk_doctor_sockets(&d, kdir, 1);
     printf("doctor: %d passed, %d failed, %d warnings\n", d.passed, d.failed, d.warned);
