@@ -57,6 +57,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 STANDIN_SRC := $(sort $(wildcard tests/standins/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
+SUITES   := $(sort $(wildcard fixtures/suites/*.yaml))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 PROTO_C  := $(patsubst src/proto/%.proto,$(B)/gen/%.pb-c.c,$(PROTOS))
@@ -64,7 +65,7 @@ PROTO_O  := $(PROTO_C:.c=.o)
 GEN_O    := $(B)/gen/profiles.o
 CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
-CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o
+CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o $(B)/gen/suites.o
 
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1
 CORE_A   := $(B)/libmokkacore.a
@@ -81,9 +82,13 @@ lib: $(LIBNVML)
 cli: $(MOKKA)
 
 # --- generated sources -------------------------------------------------------
-$(B)/gen/profiles.c: lib/core/gen_profiles.sh $(PROFILES)
+$(B)/gen/profiles.c: lib/core/gen_embed.sh $(PROFILES)
 	@mkdir -p $(@D)
-	sh lib/core/gen_profiles.sh $(PROFILES) > $@.tmp && mv $@.tmp $@
+	sh lib/core/gen_embed.sh mk_profile_blobs $(PROFILES) > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/suites.c: lib/core/gen_embed.sh $(SUITES)
+	@mkdir -p $(@D)
+	sh lib/core/gen_embed.sh mk_suite_blobs $(SUITES) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list $(wildcard lib/nvml/abi/*.h)
 	@mkdir -p $(B)/gen

@@ -23,10 +23,25 @@ static int fail(char *err, size_t len, const char *fmt, ...)
     return -1;
 }
 
+/* snprintf for paths: -1 (errno ENAMETOOLONG) instead of a truncated path. */
+static int pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int pathf(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
 static int mkdir_p(const char *path, mode_t mode)
 {
     char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
+    pathf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
             continue;
@@ -56,12 +71,12 @@ static int write_file(const char *path, const char *fmt, ...)
 static int sys_pci(const char *root, const mk_device *d)
 {
     char dir[4400], path[4500];
-    snprintf(dir, sizeof dir, "%s/%04x:%02x:%02x.%x", root, d->pci_domain, d->pci_bus, d->pci_dev,
+    pathf(dir, sizeof dir, "%s/%04x:%02x:%02x.%x", root, d->pci_domain, d->pci_bus, d->pci_dev,
              d->pci_func);
     if (mkdir_p(dir, 0755) != 0)
         return -1;
 #define PCI_FILE(name, ...) \
-    (snprintf(path, sizeof path, "%s/" name, dir), write_file(path, __VA_ARGS__))
+    (pathf(path, sizeof path, "%s/" name, dir), write_file(path, __VA_ARGS__))
     if (PCI_FILE("numa_node", "%d\n", d->numa_node) || PCI_FILE("vendor", "0x%04x\n", d->pci_device_id & 0xffff) ||
         PCI_FILE("device", "0x%04x\n", d->pci_device_id >> 16) ||
         PCI_FILE("subsystem_vendor", "0x%04x\n", d->pci_subsys_id & 0xffff) ||
@@ -103,23 +118,23 @@ static int dev_nodes(const char *root, const mk_universe *u)
     static const char *const fixed[] = { "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools",
                                          "nvidia-modeset", "nvidia-caps/nvidia-cap1",
                                          "nvidia-caps/nvidia-cap2" };
-    snprintf(path, sizeof path, "%s/nvidia-caps", root);
+    pathf(path, sizeof path, "%s/nvidia-caps", root);
     if (mkdir_p(path, 0755) != 0)
         return -1;
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", root, fixed[i]);
+        pathf(path, sizeof path, "%s/%s", root, fixed[i]);
         if (write_file(path, "%s", "") != 0)
             return -1;
     }
     for (size_t i = 0; i < u->ndev; i++) {
         const mk_device *d = &u->dev[i];
-        snprintf(path, sizeof path, "%s/nvidia%u", root, d->minor);
+        pathf(path, sizeof path, "%s/nvidia%u", root, d->minor);
         if (write_file(path, "%s", "") != 0)
             return -1;
         for (size_t j = 0; j < d->nmig; j++) {
             unsigned minors[2] = { d->mig[j].gi_minor, d->mig[j].ci_minor };
             for (int k = 0; k < 2; k++) {
-                snprintf(path, sizeof path, "%s/nvidia-caps/nvidia-cap%u", root, minors[k]);
+                pathf(path, sizeof path, "%s/nvidia-caps/nvidia-cap%u", root, minors[k]);
                 if (write_file(path, "%s", "") != 0)
                     return -1;
             }
@@ -133,6 +148,10 @@ int mk_sandbox_prepare(mk_sandbox *sb, const char *run_dir, const mk_universe *u
 {
     char path[4400];
     memset(sb, 0, sizeof *sb);
+    /* Every path below is the run directory plus a short suffix; with this
+     * bound none of them can be truncated. */
+    if (strlen(run_dir) > 2048)
+        return fail(err, errlen, "run directory path too long: %s", run_dir);
     snprintf(sb->run_dir, sizeof sb->run_dir, "%s", run_dir);
     sb->enabled = enabled;
     if (!enabled) {
@@ -144,27 +163,27 @@ int mk_sandbox_prepare(mk_sandbox *sb, const char *run_dir, const mk_universe *u
     snprintf(sb->kubelet_dir, sizeof sb->kubelet_dir, "%s/kubelet", run_dir);
     if (mkdir_p(sb->kubelet_dir, 0755) != 0)
         return fail(err, errlen, "cannot create %s: %s", sb->kubelet_dir, strerror(errno));
-    snprintf(path, sizeof path, "%s/sys-pci", run_dir);
+    pathf(path, sizeof path, "%s/sys-pci", run_dir);
     for (size_t i = 0; i < u->ndev; i++)
         if (sys_pci(path, &u->dev[i]) != 0)
             return fail(err, errlen, "cannot write the sysfs tree in %s: %s", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/proc-driver/nvidia-caps", run_dir);
+    pathf(path, sizeof path, "%s/proc-driver/nvidia-caps", run_dir);
     if (mkdir_p(path, 0755) != 0)
         return fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/proc-driver/nvidia-caps/mig-minors", run_dir);
+    pathf(path, sizeof path, "%s/proc-driver/nvidia-caps/mig-minors", run_dir);
     if (mig_minors(path, u) != 0)
         return fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/proc-driver/nvidia", run_dir);
+    pathf(path, sizeof path, "%s/proc-driver/nvidia", run_dir);
     if (mkdir_p(path, 0755) != 0)
         return fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/proc-driver/nvidia/version", run_dir);
+    pathf(path, sizeof path, "%s/proc-driver/nvidia/version", run_dir);
     if (write_file(path, "NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  (Mokka virtual driver)\n"
                    "GCC version:  n/a\n", u->driver_version) != 0)
         return fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/dev-nodes", run_dir);
+    pathf(path, sizeof path, "%s/dev-nodes", run_dir);
     if (dev_nodes(path, u) != 0)
         return fail(err, errlen, "cannot write the device nodes in %s: %s", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/shadow", run_dir);
+    pathf(path, sizeof path, "%s/shadow", run_dir);
     if (mkdir_p(path, 0755) != 0)
         return fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
     return 0;
@@ -230,8 +249,8 @@ static int mirror(const char *dir, const char *shadow, char *err, size_t errlen)
             continue;
         char src[4400], dst[4400], target[4096];
         struct stat st;
-        snprintf(src, sizeof src, "%s/%s", dir, e->d_name);
-        snprintf(dst, sizeof dst, "%s/%s", shadow, e->d_name);
+        pathf(src, sizeof src, "%s/%s", dir, e->d_name);
+        pathf(dst, sizeof dst, "%s/%s", shadow, e->d_name);
         if (lstat(src, &st) != 0)
             continue; /* vanished meanwhile */
         if (S_ISLNK(st.st_mode)) {
@@ -278,10 +297,10 @@ static int overlay(const mk_sandbox *sb, const char *target, const char *source,
     if (strcmp(parent, "/") == 0)
         return fail(err, errlen, "cannot make %s visible: no parent directory exists", target);
     char shadow[4400], inside[8600];
-    snprintf(shadow, sizeof shadow, "%s/shadow/%d", sb->run_dir, (*nshadow)++);
+    pathf(shadow, sizeof shadow, "%s/shadow/%d", sb->run_dir, (*nshadow)++);
     if (mirror(parent, shadow, err, errlen) != 0)
         return -1;
-    snprintf(inside, sizeof inside, "%s%s", shadow, target + strlen(parent));
+    pathf(inside, sizeof inside, "%s%s", shadow, target + strlen(parent));
     if (mkdir_p(inside, 0755) != 0)
         return fail(err, errlen, "creating %s: %s", inside, strerror(errno));
     if (bind(source, inside, err, errlen) != 0)
@@ -293,18 +312,18 @@ static int overlay(const mk_sandbox *sb, const char *target, const char *source,
 static int shadow_dev(const mk_sandbox *sb, int *nshadow, char *err, size_t errlen)
 {
     char shadow[4400], nodes[4400], caps[4500];
-    snprintf(shadow, sizeof shadow, "%s/shadow/%d", sb->run_dir, (*nshadow)++);
+    pathf(shadow, sizeof shadow, "%s/shadow/%d", sb->run_dir, (*nshadow)++);
     if (mirror("/dev", shadow, err, errlen) != 0)
         return -1;
-    snprintf(nodes, sizeof nodes, "%s/dev-nodes", sb->run_dir);
-    snprintf(caps, sizeof caps, "%s/nvidia-caps", shadow);
+    pathf(nodes, sizeof nodes, "%s/dev-nodes", sb->run_dir);
+    pathf(caps, sizeof caps, "%s/nvidia-caps", shadow);
     struct stat st;
     if (stat(caps, &st) != 0 && mkdir(caps, 0755) != 0)
         return fail(err, errlen, "creating %s: %s", caps, strerror(errno));
     const char *subdirs[] = { "", "/nvidia-caps" };
     for (int k = 0; k < 2; k++) {
         char dir[4600];
-        snprintf(dir, sizeof dir, "%s%s", nodes, subdirs[k]);
+        pathf(dir, sizeof dir, "%s%s", nodes, subdirs[k]);
         DIR *d = opendir(dir);
         if (!d)
             return fail(err, errlen, "reading %s: %s", dir, strerror(errno));
@@ -313,7 +332,7 @@ static int shadow_dev(const mk_sandbox *sb, int *nshadow, char *err, size_t errl
             if (e->d_name[0] == '.' || strcmp(e->d_name, "nvidia-caps") == 0)
                 continue;
             char dst[4800];
-            snprintf(dst, sizeof dst, "%s%s/%s", shadow, subdirs[k], e->d_name);
+            pathf(dst, sizeof dst, "%s%s/%s", shadow, subdirs[k], e->d_name);
             if (stat(dst, &st) != 0 && mknod(dst, S_IFREG | 0666, 0) != 0) {
                 closedir(d);
                 return fail(err, errlen, "creating %s: %s", dst, strerror(errno));
@@ -334,10 +353,10 @@ int mk_sandbox_enter(const mk_sandbox *sb, char *err, size_t errlen)
         return -1;
     if (overlay(sb, MK_KUBELET_DIR, sb->kubelet_dir, &nshadow, err, errlen) != 0)
         return -1;
-    snprintf(src, sizeof src, "%s/sys-pci", sb->run_dir);
+    pathf(src, sizeof src, "%s/sys-pci", sb->run_dir);
     if (overlay(sb, "/sys/bus/pci/devices", src, &nshadow, err, errlen) != 0)
         return -1;
-    snprintf(src, sizeof src, "%s/proc-driver", sb->run_dir);
+    pathf(src, sizeof src, "%s/proc-driver", sb->run_dir);
     if (overlay(sb, "/proc/driver", src, &nshadow, err, errlen) != 0)
         return -1;
     return shadow_dev(sb, &nshadow, err, errlen);
