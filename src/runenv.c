@@ -1,4 +1,5 @@
 /* runenv.c - actions and variables for suites run by `mokka run`. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
