@@ -16,24 +16,27 @@ MK_API nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOp
 }
 
 /* Driver models are a Windows notion: Linux drivers answer NOT_SUPPORTED. */
-MK_API nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
+static nvmlReturn_t driver_model(nvmlDevice_t device, mk_fn fn)
 {
     mk_ref r;
-    MK_ENTER(nvmlDeviceGetDriverModel);
     MK_GPU(device, &r);
+    return mk_unsupported(fn);
+}
+
+MK_API nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
+{
+    MK_ENTER(nvmlDeviceGetDriverModel);
     (void)current;
     (void)pending;
-    MK_UNSUPPORTED(nvmlDeviceGetDriverModel);
+    return driver_model(device, MK_FN_nvmlDeviceGetDriverModel);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
 {
-    mk_ref r;
     MK_ENTER(nvmlDeviceGetDriverModel_v2);
-    MK_GPU(device, &r);
     (void)current;
     (void)pending;
-    MK_UNSUPPORTED(nvmlDeviceGetDriverModel_v2);
+    return driver_model(device, MK_FN_nvmlDeviceGetDriverModel_v2);
 }
 
 /* Memory interface width in bits, by PCI device id (published specs). */
