@@ -947,6 +947,12 @@ START_TEST(pinned_values)
     unsigned long long r;
     ck_assert_int_eq(p_nvmlDeviceGetCurrentClocksThrottleReasons(gpu[A100], &r), NVML_SUCCESS);
     ck_assert_uint_eq(r, nvmlClocksEventReasonNone);
+    /* energy integrates the pinned draw: 300 W for 20 ms is 6 J */
+    unsigned long long e0, e1;
+    ck_assert_int_eq(p_nvmlDeviceGetTotalEnergyConsumption(gpu[A100], &e0), NVML_SUCCESS);
+    nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+    ck_assert_int_eq(p_nvmlDeviceGetTotalEnergyConsumption(gpu[A100], &e1), NVML_SUCCESS);
+    ck_assert_msg(e1 - e0 >= 5999, "%llu mJ in 20 ms at 300 W", e1 - e0);
     /* what the getters handed out is published for `mokka stats` */
     ck_assert_int_eq(atomic_load(&st->dev[A100].value[MK_M_TEMP]), 77);
 }
