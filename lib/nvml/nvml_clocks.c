@@ -64,7 +64,7 @@ static nvmlReturn_t current_clock(const mk_ref *r, nvmlClockType_t type, unsigne
     int64_t v;
     if (mk_metric_get(r, clock_metric[type], &v))
         return mk_unsupported(fn);
-    *out = v < 0 ? 0 : (unsigned)v;
+    *out = mk_uint(v);
     return NVML_SUCCESS;
 }
 

@@ -39,7 +39,7 @@ static nvmlReturn_t put_metric(nvmlFieldValue_t *f, const mk_ref *r, mk_metric m
     int64_t v;
     if (mk_metric_get(r, m, &v))
         return NVML_ERROR_NOT_SUPPORTED;
-    return put_uint(f, v < 0 ? 0 : (unsigned)v);
+    return put_uint(f, mk_uint(v));
 }
 
 /* --- NVLink fields ------------------------------------------------------------------ */

@@ -1,6 +1,7 @@
 /* nvml_getters.h - what the telemetry getters share beyond nvml_impl.h:
- * reading a live metric, GPU-or-MIG handles of a GPU that is not lost, and
- * NVML's convention for functions that fill a caller's array. */
+ * reading a live metric, GPU-or-MIG handles of a GPU that is not lost,
+ * NVML's convention for functions that fill a caller's array, and the model
+ * of what ECC errors do to memory. */
 #ifndef MOKKA_NVML_GETTERS_H
 #define MOKKA_NVML_GETTERS_H
 
@@ -10,6 +11,12 @@
  * the calling function answer NOT_SUPPORTED, counted against `name`. */
 #define MK_METRIC(name, r, m, out) \
     do { if (mk_metric_get((r), (m), (out))) MK_UNSUPPORTED(name); } while (0)
+
+/* A live value as the unsigned int most getters answer (never negative). */
+static inline unsigned mk_uint(int64_t v)
+{
+    return v < 0 ? 0 : (unsigned)v;
+}
 
 /* Any device handle, GPU or MIG, of a GPU that is not lost: for what the
  * driver also reports per MIG device (memory, processes). */

@@ -15,7 +15,7 @@ MK_API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *p
     MK_LIVE(device, &r);
     MK_NONNULL(power);
     MK_METRIC(nvmlDeviceGetPowerUsage, &r, MK_M_POWER, &v);
-    *power = v < 0 ? 0 : (unsigned)v;
+    *power = mk_uint(v);
     return NVML_SUCCESS;
 }
 

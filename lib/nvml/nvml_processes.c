@@ -121,7 +121,7 @@ MK_API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlPro
     }
     for (unsigned i = 0; i < n && i < room; i++)
         utilization[i] = (nvmlProcessUtilizationSample_t){
-            r.d->procs[i].pid, now, (unsigned)sm / n, (unsigned)mem / n, 0, 0
+            r.d->procs[i].pid, now, mk_uint(sm) / n, mk_uint(mem) / n, 0, 0
         };
     return mk_list_done(processSamplesCount, room, n);
 }

@@ -5,14 +5,9 @@
  * pinned by `mokka inject` and the unhealthy_on_temperature rule all act on
  * what these getters answer. Boards without fans (SXM modules, passively
  * cooled cards), or whose fan speed is configured N/A, answer NOT_SUPPORTED
- * for every fan query, as such boards do; acoustic thresholds belong to the
- * fan controller and follow the same rule. */
+ * for every fan query, as such boards do; the acoustic target temperature
+ * belongs to the fan controller, so only boards with fans report it. */
 #include "nvml_getters.h"
-
-static unsigned clamp0(int64_t v)
-{
-    return v < 0 ? 0 : (unsigned)v;
-}
 
 MK_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)
 {
@@ -24,7 +19,7 @@ MK_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatur
     if (sensorType != NVML_TEMPERATURE_GPU)
         return NVML_ERROR_INVALID_ARGUMENT;
     MK_METRIC(nvmlDeviceGetTemperature, &r, MK_M_TEMP, &v);
-    *temp = clamp0(v);
+    *temp = mk_uint(v);
     return NVML_SUCCESS;
 }
 
@@ -147,7 +142,7 @@ static nvmlReturn_t fan_speed(const mk_ref *r, unsigned int *speed, mk_fn fn)
         return NVML_ERROR_INVALID_ARGUMENT;
     if (mk_metric_get(r, MK_M_FAN, &v))
         return mk_unsupported(fn);
-    *speed = clamp0(v);
+    *speed = mk_uint(v);
     return NVML_SUCCESS;
 }
 

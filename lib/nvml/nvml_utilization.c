@@ -37,8 +37,8 @@ MK_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtili
     MK_NONNULL(utilization);
     MK_METRIC(nvmlDeviceGetUtilizationRates, &r, MK_M_UTIL_GPU, &gpu);
     MK_METRIC(nvmlDeviceGetUtilizationRates, &r, MK_M_UTIL_MEM, &mem);
-    utilization->gpu = (unsigned)gpu;
-    utilization->memory = (unsigned)mem;
+    utilization->gpu = mk_uint(gpu);
+    utilization->memory = mk_uint(mem);
     return NVML_SUCCESS;
 }
 
@@ -58,7 +58,7 @@ static nvmlReturn_t engine_util(nvmlDevice_t device, engine e, unsigned int *uti
     } else if (!has_engine(r.d, e)) {
         return mk_unsupported(fn);
     }
-    *utilization = (unsigned)v;
+    *utilization = mk_uint(v);
     *samplingPeriodUs = SAMPLING_PERIOD_US;
     return NVML_SUCCESS;
 }
