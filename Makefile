@@ -13,6 +13,7 @@
 #   lib/core/*.c   shared core (config, universe, live state) -> libmokkacore.a
 #   lib/nvml/*.c   NVML entry points                           -> libnvidia-ml.so.1
 #   src/*.c src/cmd/*.c                                         -> mokka
+#   src/*.c but mokka.c   the engines, for tests and stand-ins  -> libmokkaengine.a
 #   tests/unit/test_*.c   one Check binary each
 #   tests/standins/*.c    one stand-in program each (stand-in device plugin)
 #   tests/bench/*.c       one benchmark program each
@@ -57,6 +58,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 STANDIN_SRC := $(sort $(wildcard tests/standins/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
+SUITES   := $(sort $(wildcard fixtures/suites/*.yaml))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 PROTO_C  := $(patsubst src/proto/%.proto,$(B)/gen/%.pb-c.c,$(PROTOS))
@@ -64,10 +66,12 @@ PROTO_O  := $(PROTO_C:.c=.o)
 GEN_O    := $(B)/gen/profiles.o
 CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
-CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o
+CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o $(B)/gen/suites.o
+ENGINE_O := $(filter-out $(B)/src/mokka.o,$(call obj,$(wildcard src/*.c))) $(PROTO_O)
 
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1
 CORE_A   := $(B)/libmokkacore.a
+ENGINE_A := $(B)/libmokkaengine.a
 MOKKA    := $(O)/mokka
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 STANDIN_BIN := $(patsubst tests/standins/%.c,$(B)/tests/%,$(STANDIN_SRC))
@@ -81,9 +85,13 @@ lib: $(LIBNVML)
 cli: $(MOKKA)
 
 # --- generated sources -------------------------------------------------------
-$(B)/gen/profiles.c: lib/core/gen_profiles.sh $(PROFILES)
+$(B)/gen/profiles.c: lib/core/gen_embed.sh $(PROFILES)
 	@mkdir -p $(@D)
-	sh lib/core/gen_profiles.sh $(PROFILES) > $@.tmp && mv $@.tmp $@
+	sh lib/core/gen_embed.sh mk_profile_blobs $(PROFILES) > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/suites.c: lib/core/gen_embed.sh $(SUITES)
+	@mkdir -p $(@D)
+	sh lib/core/gen_embed.sh mk_suite_blobs $(SUITES) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list $(wildcard lib/nvml/abi/*.h)
 	@mkdir -p $(B)/gen
@@ -125,6 +133,10 @@ $(CORE_A): $(CORE_O)
 	@rm -f $@
 	ar rcsD $@ $^
 
+$(ENGINE_A): $(ENGINE_O)
+	@rm -f $@
+	ar rcsD $@ $^
+
 $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(NVML_O) $(CORE_A) -Wl,-soname,libnvidia-ml.so.1 \
@@ -134,10 +146,10 @@ $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 $(MOKKA): $(CLI_O) $(CORE_A)
 	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(CORE_A)
-	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_LIB)) -ldl -lpthread -lm
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(ENGINE_A) $(CORE_A)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/%: $(B)/tests/standins/%.o $(PROTO_O) $(CORE_A)
+$(B)/tests/%: $(B)/tests/standins/%.o $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
 $(B)/tests/bench_%: $(B)/tests/bench/bench_%.o

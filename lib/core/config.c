@@ -107,8 +107,8 @@ typedef struct {
 /* The built-in profile whose `name:` line equals the GPU name, or NULL. */
 static const char *profile_for_gpu_name(const char *gpu)
 {
-    for (const mk_profile_blob *p = mk_profile_blobs; p->name; p++) {
-        const char *line = p->yaml;
+    for (const mk_blob *p = mk_profile_blobs; p->name; p++) {
+        const char *line = p->data;
         while (line && *line) {
             if (strncmp(line, "name:", 5) == 0) {
                 const char *v = line + 5;
@@ -136,14 +136,14 @@ static const mk_ydoc *profile_doc(profile_cache *pc, const char *name, const mk_
             return pc->v[i].doc; /* NULL for a name already reported unknown */
     if (pc->n == sizeof pc->v / sizeof pc->v[0])
         return NULL;
-    const mk_profile_blob *b = mk_profile_find(name);
+    const mk_blob *b = mk_blob_find(mk_profile_blobs, name);
     pc->v[pc->n].name = b ? b->name : name;
     pc->v[pc->n].doc = NULL;
     pc->n++;
     if (!b) {
         const char *names[65];
         size_t n = 0;
-        for (const mk_profile_blob *p = mk_profile_blobs; p->name && n < 64; p++)
+        for (const mk_blob *p = mk_profile_blobs; p->name && n < 64; p++)
             names[n++] = p->name;
         names[n] = NULL;
         const char *sugg = mk_did_you_mean(name, names);
@@ -155,7 +155,7 @@ static const mk_ydoc *profile_doc(profile_cache *pc, const char *name, const mk_
     }
     char label[96];
     snprintf(label, sizeof label, "profile %s", b->name);
-    return pc->v[pc->n - 1].doc = mk_yload_mem(label, b->yaml, b->len, d);
+    return pc->v[pc->n - 1].doc = mk_yload_mem(label, b->data, b->len, d);
 }
 
 static const mk_ynode *str_key(const mk_ynode *map, const char *key)
