@@ -85,7 +85,7 @@ void mk_doctor_library(mk_doctor *d, const char *config)
                    "%s does not hold the library bundled in this mokka", file);
     } else {
         mk_dr_pass(d, "%s holds the bundled library (hash %016llx)", file,
-                   (unsigned long long)mk_blob_hash());
+                   (unsigned long long)mk_lib_hash());
         check_elf(d, file);
     }
     if (!config || !*config)

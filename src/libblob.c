@@ -12,7 +12,7 @@
 
 extern const unsigned char mk_libblob[], mk_libblob_end[];
 
-const unsigned char *mk_blob(size_t *len)
+const unsigned char *mk_lib_bytes(size_t *len)
 {
     *len = (size_t)(mk_libblob_end - mk_libblob);
     return mk_libblob;
@@ -29,19 +29,19 @@ uint64_t mk_hash_bytes(const void *p, size_t len)
     return mk_mix64(h ^ len);
 }
 
-static uint64_t blob_hash;
-static void compute_blob_hash(void)
+static uint64_t lib_hash;
+static void compute_lib_hash(void)
 {
     size_t len;
-    const unsigned char *p = mk_blob(&len);
-    blob_hash = mk_hash_bytes(p, len);
+    const unsigned char *p = mk_lib_bytes(&len);
+    lib_hash = mk_hash_bytes(p, len);
 }
 
-uint64_t mk_blob_hash(void)
+uint64_t mk_lib_hash(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, compute_blob_hash);
-    return blob_hash;
+    pthread_once(&once, compute_lib_hash);
+    return lib_hash;
 }
 
 /* Every build of the library reads this variable and carries its name; the
@@ -51,7 +51,7 @@ static const char marker[] = "MOKKA_STATE_DIR";
 mk_lib_kind mk_lib_identify(const char *path)
 {
     size_t len;
-    const unsigned char *blob = mk_blob(&len);
+    const unsigned char *blob = mk_lib_bytes(&len);
     if (mk_file_equals(path, blob, len))
         return MK_LIB_THIS;
     int fd = open(path, O_RDONLY | O_CLOEXEC);

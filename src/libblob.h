@@ -10,11 +10,11 @@
 
 #define MK_LIB_SONAME "libnvidia-ml.so.1"
 
-const unsigned char *mk_blob(size_t *len);
+const unsigned char *mk_lib_bytes(size_t *len);
 /* 64-bit FNV-1a over the bytes, mixed (not a security boundary: it names
  * cache directories and catches stale or truncated copies). */
 uint64_t mk_hash_bytes(const void *p, size_t len);
-uint64_t mk_blob_hash(void);
+uint64_t mk_lib_hash(void);
 
 typedef enum {
     MK_LIB_UNREADABLE,  /* cannot open or read the file */

@@ -30,7 +30,7 @@ static int beside_binary(char *dir, size_t dirlen)
     const char *bindir = dirname(exe);
     const char *const rel[] = { "lib", "../lib/mokka" };
     size_t len;
-    const unsigned char *blob = mk_blob(&len);
+    const unsigned char *blob = mk_lib_bytes(&len);
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char file[4200];
         snprintf(file, sizeof file, "%s/%s/" MK_LIB_SONAME, bindir, rel[i]);
@@ -65,7 +65,7 @@ static int cache_root(char *out, size_t len)
 /* Makes root/<hash>/libnvidia-ml.so.1 hold the embedded bytes. */
 static int materialise(const char *root, char *dir, size_t dirlen, char *err, size_t errlen)
 {
-    if (!fits(snprintf(dir, dirlen, "%s/%016llx", root, (unsigned long long)mk_blob_hash()),
+    if (!fits(snprintf(dir, dirlen, "%s/%016llx", root, (unsigned long long)mk_lib_hash()),
               dirlen)) {
         snprintf(err, errlen, "cache path too long under %s", root);
         return -1;
@@ -107,7 +107,7 @@ int mk_lib_path(char *dir, size_t dirlen, char *file, size_t filelen, char *err,
 int mk_lib_extract(const char *dir, char *err, size_t errlen)
 {
     size_t len;
-    const unsigned char *blob = mk_blob(&len);
+    const unsigned char *blob = mk_lib_bytes(&len);
     char file[4200];
     snprintf(file, sizeof file, "%s/" MK_LIB_SONAME, dir);
     if (mk_file_equals(file, blob, len))

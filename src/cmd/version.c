@@ -75,7 +75,7 @@ int cmd_version(int argc, char **argv)
         return MK_EXIT_ENV;
     }
     char libhash[20];
-    snprintf(libhash, sizeof libhash, "%016llx", (unsigned long long)mk_blob_hash());
+    snprintf(libhash, sizeof libhash, "%016llx", (unsigned long long)mk_lib_hash());
     int rc = MK_EXIT_OK;
     if (json) {
         if (print_json(u, libhash) != 0)
