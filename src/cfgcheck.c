@@ -1,4 +1,6 @@
 /* cfgcheck.c - a GPU config through the core loader (see cfgcheck.h). */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,7 @@ int mk_config_check(const char *path, size_t *ngpus, char **errors)
     return -1;
 }
 
-int mk_config_check_or_report(const char *cmd, const char *path)
+static int report(const char *cmd, const char *path)
 {
     size_t n;
     char *errors;
@@ -46,4 +48,26 @@ int mk_config_check_or_report(const char *cmd, const char *path)
         mk_err(cmd, "%s: invalid config (out of memory while reporting why)", path);
     free(errors);
     return MK_EXIT_USAGE;
+}
+
+int mk_config_prepare(const char *cmd, const char *given)
+{
+    const char *config = given;
+    char abs[PATH_MAX];
+    if (!config || !*config)
+        config = getenv("MOCK_CONFIG_PATH");
+    if (!config || !*config)
+        config = getenv("MOKKA_CONFIG");
+    if (!config || !*config)
+        return 0;
+    if (!realpath(config, abs)) {
+        mk_err(cmd, "%s: cannot open the config: %s", config, strerror(errno));
+        return MK_EXIT_USAGE;
+    }
+    int rc = report(cmd, abs);
+    if (rc == 0 && setenv("MOCK_CONFIG_PATH", abs, 1) != 0) {
+        mk_err(cmd, "cannot set MOCK_CONFIG_PATH: %s", strerror(errno));
+        return MK_EXIT_ENV;
+    }
+    return rc;
 }

@@ -10,8 +10,11 @@
  * with its GPU count, or -1 with every error as "file:line:col: error: msg",
  * one a line, in a malloc'd *errors. */
 int mk_config_check(const char *path, size_t *ngpus, char **errors);
-/* The same for a subcommand: on errors prints them as "mokka CMD: ..." to
- * stderr and returns MK_EXIT_USAGE, else 0. */
-int mk_config_check_or_report(const char *cmd, const char *path);
+/* The config a program on the mock is going to read: `given`, else
+ * $MOCK_CONFIG_PATH, else $MOKKA_CONFIG (none: the built-in universe).
+ * Checks it, reporting every error as "mokka CMD: file:line:col: ..." on
+ * stderr, and exports it as an absolute MOCK_CONFIG_PATH. Returns 0, or the
+ * exit code (MK_EXIT_USAGE) after reporting. */
+int mk_config_prepare(const char *cmd, const char *given);
 
 #endif

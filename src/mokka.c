@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cli.h"
 #include "cmds.h"
+#include "ytree.h"
 
 #define CMD(n, f) { n, cmd_##f, cmd_##f##_summary, cmd_##f##_help }
 const mk_cmd mk_commands[] = {
@@ -32,51 +33,16 @@ const mk_cmd *mk_find_command(const char *name)
     return NULL;
 }
 
-/* Edit distance between a and b, for "did you mean". */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[32];
-    if (la >= 32 || lb >= 32)
-        return 99;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
-static const mk_cmd *closest_command(const char *name)
-{
-    const mk_cmd *best = NULL;
-    size_t bestd = 3; /* more than two edits away is a different word */
-    for (const mk_cmd *c = mk_commands; c->name; c++) {
-        size_t d = distance(name, c->name);
-        if (d < bestd) {
-            best = c;
-            bestd = d;
-        }
-    }
-    return best;
-}
-
 int mk_unknown_command(const char *cmd, const char *name)
 {
-    const mk_cmd *near = closest_command(name);
+    const char *names[sizeof mk_commands / sizeof mk_commands[0]];
+    size_t n = 0;
+    for (const mk_cmd *c = mk_commands; c->name; c++)
+        names[n++] = c->name;
+    names[n] = NULL;
+    const char *near = mk_did_you_mean(name, names);
     if (near)
-        return mk_usage_error(cmd, "'%s' is not a mokka command; did you mean '%s'?", name,
-                              near->name);
+        return mk_usage_error(cmd, "'%s' is not a mokka command; did you mean '%s'?", name, near);
     return mk_usage_error(cmd, "'%s' is not a mokka command", name);
 }
 

@@ -113,13 +113,19 @@ static void put_str(json_t *o, const char *key, str_getter fn, nvmlDevice_t h)
     put(o, key, rc, json_string(buf));
 }
 
+/* A mode as {current, pending} (MIG mode, ECC mode). */
+static void put_modes(json_t *g, const char *key, nvmlReturn_t rc, unsigned cur, unsigned pend)
+{
+    json_t *m = sub(g, key);
+    put(m, "current", rc, enabled(cur));
+    put(m, "pending", rc, enabled(pend));
+}
+
 static void put_mig_mode(json_t *g, nvmlDevice_t h)
 {
     unsigned cur = 0, pend = 0;
     nvmlReturn_t rc = MK_NV(N, nvmlDeviceGetMigMode, h, &cur, &pend);
-    json_t *m = sub(g, "mig_mode");
-    put(m, "current", rc, enabled(cur));
-    put(m, "pending", rc, enabled(pend));
+    put_modes(g, "mig_mode", rc, cur, pend);
 }
 
 static void put_inforom(json_t *g, nvmlDevice_t h)
@@ -212,9 +218,7 @@ static void put_ecc(json_t *g, nvmlDevice_t h)
 {
     nvmlEnableState_t cur = 0, pend = 0;
     nvmlReturn_t rc = MK_NV(N, nvmlDeviceGetEccMode, h, &cur, &pend);
-    json_t *mode = sub(g, "ecc_mode");
-    put(mode, "current", rc, enabled(cur));
-    put(mode, "pending", rc, enabled(pend));
+    put_modes(g, "ecc_mode", rc, cur, pend);
     json_t *errs = sub(g, "ecc_errors");
     static const char *const counters[] = { "volatile", "aggregate" };
     for (int c = 0; c < 2; c++) {

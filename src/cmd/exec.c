@@ -85,22 +85,12 @@ typedef struct exec_opts {
 /* Sets everything COMMAND gets from the environment; fills statedir. */
 static int prepare_env(const exec_opts *o, const char *cmdname, char *statedir, size_t len)
 {
-    char dir[4096], file[4200], err[1024], cfg[PATH_MAX];
+    char dir[4096], file[4200], err[1024] = "";
     if (o->node && setenv("MOKKA_NODE_NAME", o->node, 1) != 0)
         return MK_EXIT_ENV;
-    const char *config = o->config ? o->config : getenv("MOCK_CONFIG_PATH");
-    if (!config || !*config)
-        config = getenv("MOKKA_CONFIG");
-    if (config && *config) {
-        if (!realpath(config, cfg)) {
-            mk_err("exec", "%s: cannot open the config: %s", config, strerror(errno));
-            return MK_EXIT_USAGE;
-        }
-        int rc = mk_config_check_or_report("exec", cfg);
-        if (rc != 0)
-            return rc;
-        setenv("MOCK_CONFIG_PATH", cfg, 1);
-    }
+    int rc = mk_config_prepare("exec", o->config);
+    if (rc != 0)
+        return rc;
     if (mk_lib_path(dir, sizeof dir, file, sizeof file, err, sizeof err) != 0) {
         mk_err("exec", "%s", err);
         return MK_EXIT_ENV;

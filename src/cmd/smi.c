@@ -2,7 +2,6 @@
  * only NVML's public API through dlopen, so it reads whichever
  * libnvidia-ml.so.1 the loader finds: the real driver's on a GPU machine,
  * Mokka's under `mokka exec`, or Mokka's own copy with --mock. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cfgcheck.h"
@@ -88,20 +87,13 @@ static int parse(int argc, char **argv, smi_opts *o)
     return -1;
 }
 
-/* With --mock: Mokka's own library file, and the config for it to read. */
+/* With --mock: Mokka's own library file, and the checked config for it. */
 static int mock_library(const smi_opts *o, char *file, size_t len)
 {
-    char dir[4096], err[1024], cfg[PATH_MAX];
-    if (o->config) {
-        if (!realpath(o->config, cfg)) {
-            mk_err("smi", "%s: cannot open the config: %m", o->config);
-            return MK_EXIT_USAGE;
-        }
-        int rc = mk_config_check_or_report("smi", cfg);
-        if (rc != 0)
-            return rc;
-        setenv("MOCK_CONFIG_PATH", cfg, 1);
-    }
+    char dir[4096], err[1024];
+    int rc = mk_config_prepare("smi", o->config);
+    if (rc != 0)
+        return rc;
     if (mk_lib_path(dir, sizeof dir, file, len, err, sizeof err) != 0) {
         mk_err("smi", "%s", err);
         return MK_EXIT_ENV;
