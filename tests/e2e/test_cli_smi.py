@@ -111,6 +111,14 @@ class SmiUsageTest(SmiTest):
         self.assertIn(bad + ':2:8: error:', p.stderr)
         self.assertEqual(p.stdout, '')
 
+    def test_invalid_config_from_the_environment(self):
+        bad = self.path('bad.yaml')
+        with open(bad, 'w') as f:
+            f.write('version: 1.0\ncount: x\n')
+        p = self.mokka('smi', '--mock', env=dict(self.env, MOCK_CONFIG_PATH=bad))
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(bad + ':2:8: error:', p.stderr)
+
     def test_unknown_gpu(self):
         for ident in ('8', 'GPU-00000000-0000-0000-0000-000000000000', '00000000:01:00.0', 'x'):
             p = self.mokka('smi', '--mock', '-i', ident)
@@ -194,6 +202,25 @@ class SmiTableTest(SmiTest):
         doc = self.smi_json(config=MIG_MIXED)
         self.assertEqual([int(t) for _, t in mig_rows],
                          [m['fb_memory_usage']['total_mib'] for m in doc['gpus'][0]['mig_devices']])
+
+    def test_processes(self):
+        cfg = self.path('procs.yaml')
+        with open(cfg, 'w') as f:
+            f.write('version: 1.0\nprofile: a100-sxm4-40gb\ncount: 2\ndevices:\n'
+                    '  - index: 1\n    processes:\n'
+                    '      - {pid: 4242, name: python3 train.py, usedMemory: 10GiB}\n'
+                    '      - {pid: 4343, name: Xorg, usedMemory: 512MiB, type: both}\n')
+        doc = self.smi_json(config=cfg)
+        procs = doc['gpus'][1]['processes']
+        if procs is None:
+            self.skipTest('this library does not report running processes yet')
+        self.assertEqual([(p['pid'], p['type'], p['used_memory_mib']) for p in procs],
+                         [(4242, 'C', 10240), (4343, 'C+G', 512)])
+        self.assertEqual(doc['gpus'][0]['processes'], [])
+        out = self.smi(config=cfg)
+        self.assertRegex(out, r'\|    1   N/A  N/A      4242      C   python3 train\.py +10240MiB \|')
+        self.assertRegex(out, r'\|    1   N/A  N/A      4343    C\+G   Xorg +512MiB \|')
+        self.assertNotIn('No running processes found', out)
 
     def test_memory_column_matches_json(self):
         out = self.smi('-i', '0')
