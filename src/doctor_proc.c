@@ -13,6 +13,7 @@
 #include "cfgcheck.h"
 #include "doctor.h"
 #include "elfinfo.h"
+#include "libblob.h"
 #include "libpath.h"
 #include "procenv.h"
 #include "state.h"
@@ -64,7 +65,9 @@ static int read_maps(proc *p)
         const char *file = line + off, *base = strrchr(file, '/') + 1;
         if (strncmp(base, "libnvidia-ml.so", 15) != 0)
             continue;
-        mk_lib_kind k = mk_proc_lib_identify(p->pid, file);
+        char seen[4400];
+        mk_proc_path(p->pid, file, seen, sizeof seen);
+        mk_lib_kind k = mk_lib_identify(seen);
         if ((k == MK_LIB_THIS || k == MK_LIB_MOKKA) && !p->mokka[0]) {
             snprintf(p->mokka, sizeof p->mokka, "%s", file);
             p->mokka_kind = k;
@@ -206,15 +209,6 @@ static void check_mapping(mk_doctor *d, proc *p)
         no_effect(d, p, parent);
 }
 
-/* A path from the process's environment, as we can open it. */
-static void inside(const proc *p, const char *path, char *out, size_t len)
-{
-    int n = path[0] == '/' ? snprintf(out, len, "/proc/%d/root%s", (int)p->pid, path)
-                           : snprintf(out, len, "/proc/%d/cwd/%s", (int)p->pid, path);
-    if (n < 0 || (size_t)n >= len || access(out, R_OK) != 0)
-        snprintf(out, len, "%s", path);
-}
-
 static void check_config(mk_doctor *d, const proc *p)
 {
     const char *cfg = mk_procenv_get(&p->env, "MOCK_CONFIG_PATH");
@@ -226,7 +220,7 @@ static void check_config(mk_doctor *d, const proc *p)
     }
     char path[4400], *errors;
     size_t ngpus;
-    inside(p, cfg, path, sizeof path);
+    mk_proc_path(p->pid, cfg, path, sizeof path);
     if (mk_config_check(path, &ngpus, &errors) == 0) {
         mk_dr_pass(d, "MOCK_CONFIG_PATH=%s loads (%zu GPUs)", cfg, ngpus);
         return;
@@ -249,7 +243,7 @@ static void check_state(mk_doctor *d, const proc *p)
     }
     char sdir[4400], state[4500], err[600];
     pid_t pids[MK_STATE_PIDS];
-    inside(p, dir, sdir, sizeof sdir);
+    mk_proc_path(p->pid, dir, sdir, sizeof sdir);
     snprintf(state, sizeof state, "%s/state", sdir);
     if (access(state, F_OK) != 0) {
         mk_dr_warn(d, NULL, "MOKKA_STATE_DIR=%s has no state file yet: the program has not "

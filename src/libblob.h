@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MK_LIB_SONAME "libnvidia-ml.so.1"
+#include "libmark.h"
 
 const unsigned char *mk_lib_bytes(size_t *len);
 /* 64-bit FNV-1a over the bytes, mixed (not a security boundary: it names

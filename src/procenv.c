@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "libmark.h"
 #include "procenv.h"
 
 int mk_procenv_read(pid_t pid, mk_procenv *env)
@@ -64,15 +66,25 @@ void mk_procenv_free(mk_procenv *env)
     env->len = 0;
 }
 
-mk_lib_kind mk_proc_lib_identify(pid_t pid, const char *path)
+/* Whether process pid has our root directory (no container between us). */
+static int same_root(pid_t pid)
 {
-    char inside[4400];
-    int n = snprintf(inside, sizeof inside, "/proc/%d/root%s%s", (int)pid,
-                     path[0] == '/' ? "" : "/", path);
-    mk_lib_kind k = n > 0 && (size_t)n < sizeof inside ? mk_lib_identify(inside)
-                                                        : MK_LIB_UNREADABLE;
-    /* No access to its root (another user's process): the path as we see it. */
-    return k == MK_LIB_UNREADABLE ? mk_lib_identify(path) : k;
+    char root[64];
+    struct stat a, b;
+    snprintf(root, sizeof root, "/proc/%d/root", (int)pid);
+    return stat(root, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+void mk_proc_path(pid_t pid, const char *path, char *out, size_t len)
+{
+    int n = -1;
+    if (path[0] != '/')
+        n = snprintf(out, len, "/proc/%d/cwd/%s", (int)pid, path);
+    else if (!same_root(pid))
+        n = snprintf(out, len, "/proc/%d/root%s", (int)pid, path);
+    if (n < 0 || (size_t)n >= len || access(out, F_OK) != 0)
+        snprintf(out, len, "%s", path);
 }
 
 /* The environment's entries, split by any of seps, until one leads to a
@@ -89,8 +101,9 @@ static int mokka_entry(pid_t pid, const char *var, const char *seps, int dirs, c
                      : snprintf(file, sizeof file, "%s", e);
         if (n < 0 || (size_t)n >= sizeof file)
             continue;
-        mk_lib_kind k = mk_proc_lib_identify(pid, file);
-        hit = k == MK_LIB_THIS || k == MK_LIB_MOKKA;
+        char seen[4400];
+        mk_proc_path(pid, file, seen, sizeof seen);
+        hit = mk_lib_marked(seen) == 1;
         if (hit && dirs)
             snprintf(how, len, "%s entry %s", var, e);
         else if (hit)

@@ -5,7 +5,6 @@
 
 #include <stddef.h>
 #include <sys/types.h>
-#include "libblob.h"
 
 typedef struct mk_procenv {
     char *buf;     /* NAME=value entries, each NUL-terminated */
@@ -18,9 +17,11 @@ int mk_procenv_read(pid_t pid, mk_procenv *env);
 const char *mk_procenv_get(const mk_procenv *env, const char *name);
 void mk_procenv_free(mk_procenv *env);
 
-/* What the file at path is, as process pid sees it (through
- * /proc/PID/root, so that a container's files are read, not ours). */
-mk_lib_kind mk_proc_lib_identify(pid_t pid, const char *path);
+/* The path through which we see the file that process pid calls path:
+ * relative to its cwd (/proc/PID/cwd/...), inside its root when that is not
+ * ours (/proc/PID/root/..., a container's files, not ours), else path
+ * itself (also when /proc/PID is closed to us: another user's process). */
+void mk_proc_path(pid_t pid, const char *path, char *out, size_t len);
 /* Whether LD_PRELOAD or LD_LIBRARY_PATH in the environment of process pid
  * leads to a Mokka libnvidia-ml.so.1; on 1 writes "LD_PRELOAD=<file>" or
  * "LD_LIBRARY_PATH entry <dir>" into how. */

@@ -120,13 +120,9 @@ static int find_by_pid(pid_t pid, char *path, size_t len, char *err, size_t errl
     const char *dir = mk_procenv_get(&env, "MOKKA_STATE_DIR");
     int rc = -1;
     if (dir && *dir) {
-        char abs[4200];
-        /* A relative MOKKA_STATE_DIR is relative to the process's cwd. */
-        if (dir[0] != '/')
-            snprintf(abs, sizeof abs, "/proc/%d/cwd/%s", (int)pid, dir);
-        else
-            snprintf(abs, sizeof abs, "%s", dir);
-        rc = find_in_dir(abs, path, len, err, errlen);
+        char seen[4400];
+        mk_proc_path(pid, dir, seen, sizeof seen);
+        rc = find_in_dir(seen, path, len, err, errlen);
     } else if (mk_procenv_mokka_lib(pid, &env, how, sizeof how)) {
         snprintf(err, errlen, "process %d is on the mock (%s) but has no state directory "
                  "(MOKKA_STATE_DIR is not in its environment); start it with `mokka exec` or "

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include "cli.h"
 #include "cmds.h"
-#include "libblob.h"
+#include "libmark.h"
 #include "libpath.h"
 
 const char cmd_extract_lib_summary[] = "write Mokka's libnvidia-ml.so.1 into a directory";

@@ -7,7 +7,7 @@
 #include "cfgcheck.h"
 #include "cli.h"
 #include "cmds.h"
-#include "libblob.h"
+#include "libmark.h"
 #include "libpath.h"
 #include "smi_doc.h"
 
