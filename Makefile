@@ -13,8 +13,9 @@
 #   lib/core/*.c   shared core (config, universe, live state) -> libmokkacore.a
 #   lib/nvml/*.c   NVML entry points                           -> libnvidia-ml.so.1
 #   src/*.c src/cmd/*.c                                         -> mokka
+#   src/*.c but mokka.c   the engines, also -> libmokkaengines.a for tests
 #   tests/unit/test_*.c   one Check binary each
-#   tests/standins/*.c    one stand-in program each (stand-in device plugin)
+#   tests/standins/*.c    one stand-in program each (device plugin, kube-watch)
 #   tests/bench/*.c       one benchmark program each
 
 MOKKA_VERSION := 0.1.0
@@ -65,9 +66,11 @@ GEN_O    := $(B)/gen/profiles.o
 CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
 CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o
+ENGINE_O := $(filter-out $(B)/src/mokka.o,$(call obj,$(sort $(wildcard src/*.c)))) $(PROTO_O)
 
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1
 CORE_A   := $(B)/libmokkacore.a
+ENGINE_A := $(B)/libmokkaengines.a
 MOKKA    := $(O)/mokka
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 STANDIN_BIN := $(patsubst tests/standins/%.c,$(B)/tests/%,$(STANDIN_SRC))
@@ -121,6 +124,12 @@ $(CORE_A): $(CORE_O)
 	@rm -f $@
 	ar rcsD $@ $^
 
+# The engines (kube client, node view, ...) for tests and stand-ins to link:
+# an archive, so that each program takes only the objects it uses.
+$(ENGINE_A): $(ENGINE_O)
+	@rm -f $@
+	ar rcsD $@ $^
+
 $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(NVML_O) $(CORE_A) -Wl,-soname,libnvidia-ml.so.1 \
@@ -130,10 +139,10 @@ $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 $(MOKKA): $(CLI_O) $(CORE_A)
 	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(CORE_A)
-	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_LIB)) -ldl -lpthread -lm
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(ENGINE_A) $(CORE_A)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/%: $(B)/tests/standins/%.o $(PROTO_O) $(CORE_A)
+$(B)/tests/%: $(B)/tests/standins/%.o $(PROTO_O) $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
 $(B)/tests/bench_%: $(B)/tests/bench/bench_%.o
