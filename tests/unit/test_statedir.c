@@ -49,12 +49,25 @@ static void make_state(const char *dir, mk_state *st)
     mk_diags_free(&d);
 }
 
-/* Starts `sleep 30` with env (NULL-terminated NAME=value list). */
+/* Starts `sleep 30` with env (NULL-terminated NAME=value list) and waits
+ * until it has exec'd: before that, /proc/PID/environ is still ours. */
 static pid_t start_sleep(char *const env[])
 {
     char *argv[] = { "sleep", "30", NULL };
+    char path[64], comm[32] = "";
     pid_t pid;
     ck_assert_int_eq(posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, env), 0);
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    for (int i = 0; i < 500 && strcmp(comm, "sleep\n") != 0; i++) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(comm, sizeof comm, f))
+                comm[0] = 0;
+            fclose(f);
+        }
+        usleep(10000);
+    }
+    ck_assert_str_eq(comm, "sleep\n");
     return pid;
 }
 
