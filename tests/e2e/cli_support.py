@@ -121,16 +121,22 @@ def stop(proc):
     proc.communicate(timeout=30)
 
 
-def child_pid(parent, timeout=10):
-    """The pid of parent's child process (what `mokka exec` started)."""
+def child_pid(parent, comm=None, timeout=10):
+    """The pid of parent's child process (what `mokka exec` started); with
+    comm, once that child runs the program of that name (before its exec,
+    /proc/PID still shows the parent's copy)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             with open('/proc/%d/task/%d/children' % (parent, parent)) as f:
                 kids = f.read().split()
+            if kids and comm:
+                with open('/proc/%s/comm' % kids[0]) as f:
+                    if f.read().strip() != comm:
+                        kids = []
             if kids:
                 return int(kids[0])
         except OSError:
             pass
         time.sleep(0.05)
-    raise AssertionError('process %d started no child' % parent)
+    raise AssertionError('process %d started no child%s' % (parent, ' ' + comm if comm else ''))

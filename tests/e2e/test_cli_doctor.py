@@ -147,8 +147,8 @@ class DoctorProcessTest(DoctorTest):
         proc, _ = self.start([MOKKA, 'exec', 'sh', '-c',
                               'echo ready; env -u LD_PRELOAD -u LD_LIBRARY_PATH sleep 60; true'],
                              ready='ready')
-        sh = child_pid(proc.pid)
-        pid = child_pid(sh)
+        sh = child_pid(proc.pid, 'sh')
+        pid = child_pid(sh, 'sleep')
         p = self.doctor('--pid', str(pid))
         self.assertEqual(p.returncode, 1)
         self.assertLine(p, 'FAIL', 'LD_PRELOAD had no effect: its parent %d (sh) has it' % sh)
