@@ -5,6 +5,7 @@
  * top of a generic baseline, so a later layer overrides only what it names.
  * Keys live in tables (one row per key) so that adding a field is one line;
  * nested maps (pcie, clocks, ...) have tables of their own. */
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,11 +189,11 @@ static void f_cc(mk_device *dev, const mk_ynode *v, mk_diags *d)
 
 static void f_pstate(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
-    long long p;
     const char *s = v->kind == MK_Y_SCALAR ? v->str : "";
+    const char *digits = s + (s[0] == 'P' || s[0] == 'p');
     char *end;
-    p = strtoll(s + (s[0] == 'P' || s[0] == 'p'), &end, 10);
-    if (!*s || *end || p < 0 || p > 15) {
+    long long p = strtoll(digits, &end, 10);
+    if (!isdigit((unsigned char)digits[0]) || *end || p > 15) {
         mk_yerr(d, v, "pstate: expected 0 to 15 or P0 to P15");
         return;
     }
