@@ -331,6 +331,11 @@ static size_t device_entries(const mk_ynode *root, const mk_ynode ***out, mk_dia
         }
         if ((idx = mk_yget(dev, "index")) && mk_yint(idx, "index", 0, n - 1, &index, d))
             continue;
+        if (!idx && index >= n) {
+            mk_yerr(d, dev, "devices: entry %zu would be GPU %lld, but count: is %lld (give it "
+                    "an index: below %lld, or raise count:)", i + 1, index, n, n);
+            continue;
+        }
         if (e[index]) {
             mk_yerr(d, idx ? idx : dev, "duplicate device index %lld (first at line %d)", index,
                     e[index]->line);
