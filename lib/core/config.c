@@ -361,9 +361,12 @@ static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_yn
     const mk_ynode *pn = NULL, *name;
     char what[32];
     baseline(dev, i);
-    if (entry) {
-        dev->line = entry->line;
-        dev->col = entry->col;
+    /* Checks made after all layers name the device's entry, or for a GPU
+     * that only count: makes, the count. */
+    const mk_ynode *at = entry ? entry : mk_yget(root, "count");
+    if (at) {
+        dev->line = at->line;
+        dev->col = at->col;
     }
     if (entry) pn = str_key(entry, "profile");
     if (!pn && defaults) pn = str_key(defaults, "profile");
