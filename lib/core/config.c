@@ -272,6 +272,8 @@ static void top_level(mk_universe *u, const mk_ynode *root, mk_diags *d)
             mk_yerr(d, n, "version: this Mokka reads config version 1.0, not '%s'",
                     n->kind == MK_Y_SCALAR ? n->str : "?");
     }
+    if ((n = mk_yget(root, "profile")) && n->kind != MK_Y_SCALAR)
+        mk_yerr(d, n, "profile: expected a profile name like h100-sxm5-80gb");
     if ((n = mk_yget(root, "seed")) && mk_yint(n, "seed", 0, INT64_MAX, &v, d) == 0) {
         u->seed = (uint64_t)v;
         u->has_seed = 1;

@@ -234,6 +234,14 @@ static void f_numa(mk_device *dev, const mk_ynode *v, mk_diags *d)
         dev->numa_node = (int)n;
 }
 
+/* The profile is layered in by config.c; here only its form is checked. */
+static void f_profile(mk_device *dev, const mk_ynode *v, mk_diags *d)
+{
+    (void)dev;
+    if (v->kind != MK_Y_SCALAR)
+        mk_yerr(d, v, "profile: expected a profile name like h100-sxm5-80gb");
+}
+
 static void f_mig_enabled(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
     mk_ybool(v, "migEnabled", &dev->mig_enabled, d);
@@ -402,7 +410,7 @@ static const field clock_fields[] = {
 
 static const field device_fields[] = {
     { "index", F_FN, 0, 0, 0, 0, 0 },   /* handled by config.c */
-    { "profile", F_FN, 0, 0, 0, 0, 0 }, /* handled by config.c */
+    FN("profile", f_profile),
     STR("name", name), FN("brand", f_brand), FN("architecture", f_arch),
     FN("computeCapability", f_cc), UINT("smCount", sm_count, 100000),
     STR("uuid", uuid), STR("serial", serial), STR("boardPartNumber", board_part),
