@@ -393,7 +393,7 @@ static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_yn
         const mk_ydoc *pd = profile_doc(pc, pname, pn ? pn : root, d);
         if (pd && pd->root) {
             mk_device_apply(dev, pd->root, pname, d);
-            snprintf(dev->profile, sizeof dev->profile, "%s", pname);
+            snprintf(dev->profile, sizeof dev->profile, "%s", mk_profile_find(pname)->name);
         }
     }
     if (defaults) {
