@@ -229,20 +229,23 @@ static void finish_device(mk_universe *u, mk_device *dev, mk_diags *d)
     if (dev->fans == 0 && dev->lv[MK_M_FAN].kind != MK_LV_NA)
         dev->fans = 1;
     finish_live(dev);
-    if (dev->mig_enabled && !dev->mig_slices)
+    /* An empty instances: list asks for nothing (it may undo defaults:). */
+    int asked = dev->mig_request && dev->mig_request->n > 0;
+    if (dev->mig_enabled && !dev->mig_slices) {
         mk_diag_add(d, MK_DIAG_ERROR, file, dev->line, dev->col,
                     "GPU %u (%s) does not support MIG (its profile has no migSlices)", dev->index,
                     dev->name);
-    else if (dev->mig_request && !dev->mig_enabled)
+    } else if (asked && !dev->mig_enabled) {
         mk_yerr(d, dev->mig_request, "GPU %u: MIG instances given but MIG mode is disabled",
                 dev->index);
-    else
+    } else {
         mk_config_mig_layout(dev, d);
+        if (dev->mig_enabled && !asked)
+            mk_diag_add(d, MK_DIAG_WARNING, file, dev->line, dev->col,
+                        "GPU %u: MIG is enabled but no instances are configured, so it offers no "
+                        "MIG devices (add mig: {instances: [...]})", dev->index);
+    }
     dev->mig_request = NULL;
-    if (dev->mig_enabled && dev->nmig == 0)
-        mk_diag_add(d, MK_DIAG_WARNING, file, dev->line, dev->col,
-                    "GPU %u: MIG is enabled but no instances are configured, so it offers no "
-                    "MIG devices (add mig: {instances: [...]})", dev->index);
 }
 
 static void finish_mig_ids(mk_universe *u)

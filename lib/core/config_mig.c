@@ -23,11 +23,12 @@ static const char *const profile_keys[] = {
     "copyEngines", "decoders", "encoders", "jpegs", "ofas", "placements", "placementSize", NULL
 };
 
-static void uint_key(const mk_ynode *row, const char *key, unsigned max, unsigned *out, mk_diags *d)
+static void uint_key(const mk_ynode *row, const char *key, unsigned min, unsigned max,
+                     unsigned *out, mk_diags *d)
 {
     const mk_ynode *n = mk_yget(row, key);
     long long v;
-    if (n && mk_yint(n, key, 0, max, &v, d) == 0)
+    if (n && mk_yint(n, key, min, max, &v, d) == 0)
         *out = (unsigned)v;
 }
 
@@ -41,18 +42,18 @@ static void decode_profile(mk_mig_profile *p, const mk_ynode *row, mk_diags *d)
         mk_yerr(d, row, "MIG profile: name is required");
     else if (mk_ystr(n, "name", &s, d) == 0)
         snprintf(p->name, sizeof p->name, "%s", s);
-    uint_key(row, "nvmlProfile", 31, &p->nvml_profile, d);
-    uint_key(row, "id", 255, &p->id, d);
-    uint_key(row, "slices", 8, &p->slices, d);
-    uint_key(row, "memorySlices", 8, &p->mem_slices, d);
-    uint_key(row, "instances", 8, &p->max_instances, d);
-    uint_key(row, "sms", 1024, &p->sms, d);
-    uint_key(row, "copyEngines", 64, &p->copy_engines, d);
-    uint_key(row, "decoders", 64, &p->decoders, d);
-    uint_key(row, "encoders", 64, &p->encoders, d);
-    uint_key(row, "jpegs", 64, &p->jpegs, d);
-    uint_key(row, "ofas", 64, &p->ofas, d);
-    uint_key(row, "placementSize", 8, &p->placement_size, d);
+    uint_key(row, "nvmlProfile", 0, 31, &p->nvml_profile, d);
+    uint_key(row, "id", 0, 255, &p->id, d);
+    uint_key(row, "slices", 1, 8, &p->slices, d);
+    uint_key(row, "memorySlices", 0, 8, &p->mem_slices, d);
+    uint_key(row, "instances", 0, 8, &p->max_instances, d);
+    uint_key(row, "sms", 0, 1024, &p->sms, d);
+    uint_key(row, "copyEngines", 0, 64, &p->copy_engines, d);
+    uint_key(row, "decoders", 0, 64, &p->decoders, d);
+    uint_key(row, "encoders", 0, 64, &p->encoders, d);
+    uint_key(row, "jpegs", 0, 64, &p->jpegs, d);
+    uint_key(row, "ofas", 0, 64, &p->ofas, d);
+    uint_key(row, "placementSize", 0, 8, &p->placement_size, d);
     if ((n = mk_yget(row, "memory")) &&
         (n->kind != MK_Y_SCALAR || mk_parse_memory(n->str, &p->memory, &why)))
         mk_yerr(d, n, "memory: expected a size like 4864MiB");
@@ -67,10 +68,12 @@ static void decode_profile(mk_mig_profile *p, const mk_ynode *row, mk_diags *d)
             }
         }
     }
-    if (!p->slices)
+    if (!mk_yget(row, "slices"))
         mk_yerr(d, row, "MIG profile '%s': slices is required", p->name);
     if (!p->nplacements && !mk_yget(row, "placements"))
         mk_yerr(d, row, "MIG profile '%s': placements is required", p->name);
+    if (!mk_yget(row, "instances"))
+        p->max_instances = p->nplacements;
     if (!p->placement_size)
         p->placement_size = p->mem_slices ? p->mem_slices : p->slices;
     for (unsigned i = 0; i < p->nplacements; i++)
