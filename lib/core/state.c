@@ -308,7 +308,9 @@ int mk_state_open_existing(mk_state *st, const char *path, char *err, size_t err
     memset(st, 0, sizeof *st);
     snprintf(st->path, sizeof st->path, "%s", path);
     int rc = try_existing(st, err, errlen);
-    if (rc != OURS && rc >= 0)
+    if (rc == ABSENT)
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(ENOENT));
+    else if (rc == FOREIGN)
         snprintf(err, errlen, "%s is not a Mokka state file (or it is from another version)", path);
     return rc == OURS ? 0 : -1;
 }
