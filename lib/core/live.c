@@ -106,7 +106,8 @@ uint64_t mk_live_energy(mk_live *L, const mk_universe *u, unsigned dev)
 {
     mk_state_dev *sd = &L->st->dev[dev];
     const mk_lv *p = &u->dev[dev].lv[MK_M_POWER];
-    int64_t draw = p->kind == MK_LV_FIXED ? p->lo : atomic_load(&sd->value[MK_M_POWER]);
+    int pinned = atomic_load(&sd->pinned_mask) & (1u << MK_M_POWER);
+    int64_t draw = p->kind == MK_LV_FIXED && !pinned ? p->lo : atomic_load(&sd->value[MK_M_POWER]);
     uint64_t mw = draw > 0 ? (uint64_t)draw : 0;
     uint64_t now = mk_now_mono_ns();
     uint64_t then = atomic_load(&sd->energy_ns);
