@@ -42,9 +42,9 @@ static void report_config(const char *what, const mk_diags *d)
         fprintf(stderr, "mokka: %s: %s\n", what, line);
 }
 
-static void stat_config(struct stat *sb)
+static void stat_config(const char *path, struct stat *sb)
 {
-    if (!mk_L.config_path || stat(mk_L.config_path, sb) != 0)
+    if (!path || stat(path, sb) != 0)
         memset(sb, 0, sizeof *sb);
 }
 
@@ -119,7 +119,9 @@ static nvmlReturn_t first_init(void)
     mk_diags d;
     char err[512];
     const char *path = config_path_from_env();
+    struct stat seen;
     mk_diags_init(&d);
+    stat_config(path, &seen);  /* before reading: a change while it is read is seen later */
     mk_universe *u = mk_universe_load(path, NULL, &d);
     if (!u) {
         char what[600];
@@ -149,7 +151,7 @@ static nvmlReturn_t first_init(void)
     }
     free(mk_L.config_path);
     mk_L.config_path = path ? strdup(path) : NULL;
-    stat_config(&mk_L.config_stat);
+    mk_L.config_stat = seen;
     atomic_store(&mk_L.next_reload_check_ns, mk_now_mono_ns() + RELOAD_PERIOD_NS);
     atomic_store_explicit(&mk_L.u, u, memory_order_release);
     pthread_once(&once, register_atfork);
@@ -273,7 +275,7 @@ void mk_maintenance(void)
         return; /* init, shutdown or another reload is busy: look again later */
     if (atomic_load(&mk_L.refs) > 0 && mk_L.config_path) {
         struct stat sb;
-        stat_config(&sb);
+        stat_config(mk_L.config_path, &sb);
         if (config_changed(&sb, &mk_L.config_stat)) {
             mk_L.config_stat = sb;
             if (sb.st_ino)
