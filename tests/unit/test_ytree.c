@@ -204,6 +204,17 @@ START_TEST(files)
     ck_assert_msg(t_has_diag(&d, want), "got:\n%s", t_diag_text(&d));
     mk_diags_free(&d);
 
+    /* A config is not a data set: 64 MiB is the most read. */
+    snprintf(path, sizeof path, "%s/huge.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(ftruncate(fileno(f), 65 << 20), 0);
+    fclose(f);
+    ck_assert_ptr_null(mk_yload_file(path, &d));
+    snprintf(want, sizeof want, "%s: error: cannot read: File too large", path);
+    ck_assert_msg(t_has_diag(&d, want), "got:\n%s", t_diag_text(&d));
+    mk_diags_free(&d);
+
     snprintf(path, sizeof path, "%s/bad.yaml", dir);
     t_write(path, "a: 1\nb: [\n");
     ck_assert_ptr_null(mk_yload_file(path, &d));
