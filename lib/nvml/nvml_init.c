@@ -115,7 +115,6 @@ static void register_atfork(void)
 
 static nvmlReturn_t first_init(void)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     mk_diags d;
     char err[512];
     const char *path = config_path_from_env();
@@ -154,7 +153,6 @@ static nvmlReturn_t first_init(void)
     mk_L.config_stat = seen;
     atomic_store(&mk_L.next_reload_check_ns, mk_now_mono_ns() + RELOAD_PERIOD_NS);
     atomic_store_explicit(&mk_L.u, u, memory_order_release);
-    pthread_once(&once, register_atfork);
     return NVML_SUCCESS;
 }
 
@@ -175,7 +173,14 @@ static void last_shutdown(void)
 
 static nvmlReturn_t init(void)
 {
+    static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
     nvmlReturn_t rc = NVML_SUCCESS;
+    /* Before the lock is ever taken: a fork() in another thread before the
+     * handlers exist would give a child whose lock is held forever, and
+     * registering them while holding the lock deadlocks with a fork() that
+     * is running its handlers (it holds the C library's atfork lock and
+     * waits for ours). */
+    pthread_once(&atfork_once, register_atfork);
     pthread_mutex_lock(&mk_L.lock);
     int refs = atomic_load(&mk_L.refs);
     if (refs == 0)
