@@ -60,13 +60,17 @@ static inline void t_sleep(double seconds)
 }
 
 /* fork() for helper processes: the child dies with the test process, so a
- * failed assertion never leaves one behind. */
+ * failed assertion never leaves one behind, and gets back the default
+ * signal actions (Check's SIGALRM handler would kill the whole test). */
 static inline pid_t t_fork(void)
 {
     pid_t parent = getpid();
     pid_t pid = fork();
     ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
+        signal(SIGALRM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(127);
