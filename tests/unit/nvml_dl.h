@@ -117,6 +117,17 @@ static inline const char *nv_state_dir(void)
     return file;
 }
 
+/* The usual start: the library opened, `yaml` as its config, a state
+ * directory, nvmlInit_v2. Returns the state file's path. */
+static inline const char *nv_start(const char *yaml)
+{
+    nv_open();
+    nv_config(yaml);
+    const char *state = nv_state_dir();
+    NV_OK(nv.nvmlInit_v2());
+    return state;
+}
+
 /* What `mokka inject` does: map the state file and raise a fault. */
 static inline void nv_inject(const char *state_file, unsigned gpu, mk_fault_mode mode,
                              unsigned xid, int mig)
@@ -133,6 +144,48 @@ static inline nvmlDevice_t nv_gpu(unsigned i)
     nvmlDevice_t h = NULL;
     NV_OK(nv.nvmlDeviceGetHandleByIndex_v2(i, &h));
     return h;
+}
+
+/* A new event set with XID events of GPU `gpu` registered. */
+static inline nvmlEventSet_t nv_xid_set(unsigned gpu)
+{
+    nvmlEventSet_t set;
+    NV_OK(nv.nvmlEventSetCreate(&set));
+    NV_OK(nv.nvmlDeviceRegisterEvents(nv_gpu(gpu), nvmlEventTypeXidCriticalError, set));
+    return set;
+}
+
+/* A thread blocked in nvmlEventSetWait_v2 (nvmlEventSetWait with v1). */
+typedef struct {
+    nvmlEventSet_t set;
+    unsigned timeout_ms;
+    int v1;
+    nvmlReturn_t rc;
+    nvmlEventData_t e;
+    double returned;          /* CLOCK_MONOTONIC seconds */
+    pthread_t th;
+} nv_waiter;
+
+static inline void *nv_waiter_run(void *arg)
+{
+    nv_waiter *w = arg;
+    w->rc = w->v1 ? nv.nvmlEventSetWait(w->set, &w->e, w->timeout_ms)
+                  : nv.nvmlEventSetWait_v2(w->set, &w->e, w->timeout_ms);
+    w->returned = t_now();
+    return NULL;
+}
+
+static inline void nv_waiter_start(nv_waiter *w, nvmlEventSet_t set, unsigned timeout_ms)
+{
+    memset(w, 0, sizeof *w);
+    w->set = set;
+    w->timeout_ms = timeout_ms;
+    ck_assert_int_eq(pthread_create(&w->th, NULL, nv_waiter_run, w), 0);
+}
+
+static inline void nv_waiter_join(nv_waiter *w)
+{
+    ck_assert_int_eq(pthread_join(w->th, NULL), 0);
 }
 
 /* Threads of this process. */

@@ -10,20 +10,10 @@
 #define XID nvmlEventTypeXidCriticalError
 #define NO_ID 0xFFFFFFFFu
 
-static nvmlEventSet_t xid_set(unsigned gpu)
-{
-    nvmlEventSet_t set;
-    NV_OK(nv.nvmlEventSetCreate(&set));
-    NV_OK(nv.nvmlDeviceRegisterEvents(nv_gpu(gpu), XID, set));
-    return set;
-}
-
 START_TEST(wait_times_out)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 2\n");
-    NV_OK(nv.nvmlInit_v2());
-    nvmlEventSet_t set = xid_set(0);
+    nv_start("profile: a100-sxm4-40gb\ncount: 2\n");
+    nvmlEventSet_t set = nv_xid_set(0);
     nvmlEventData_t e;
     static const unsigned timeouts[] = { 0, 50, 300, 1200 };
     for (size_t i = 0; i < sizeof timeouts / sizeof timeouts[0]; i++) {
@@ -39,25 +29,6 @@ START_TEST(wait_times_out)
     NV_OK(nv.nvmlShutdown());
 }
 END_TEST
-
-typedef struct {
-    nvmlEventSet_t set;
-    unsigned timeout_ms;
-    nvmlReturn_t rc;
-    nvmlEventData_t e;
-    double returned;        /* CLOCK_MONOTONIC seconds */
-    int v1;
-} wait_job;
-
-static void *wait_thread(void *arg)
-{
-    wait_job *j = arg;
-    memset(&j->e, 0, sizeof j->e);
-    j->rc = j->v1 ? nv.nvmlEventSetWait(j->set, &j->e, j->timeout_ms)
-                  : nv.nvmlEventSetWait_v2(j->set, &j->e, j->timeout_ms);
-    j->returned = t_now();
-    return NULL;
-}
 
 /* Injects from a forked child (another process, as `mokka inject` is) and
  * returns the CLOCK_MONOTONIC time of the injection. */
@@ -88,20 +59,16 @@ static double inject_from_child(const char *state, unsigned gpu, mk_fault_mode m
 
 START_TEST(injection_wakes_a_waiter)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 4\n");
-    const char *state = nv_state_dir();
-    NV_OK(nv.nvmlInit_v2());
-    nvmlEventSet_t set = xid_set(2);
+    const char *state = nv_start("profile: a100-sxm4-40gb\ncount: 4\n");
+    nvmlEventSet_t set = nv_xid_set(2);
     double worst = 0, sum = 0;
     enum { ROUNDS = 5 };
     for (int round = 0; round < ROUNDS; round++) {
-        wait_job j = { set, 10000, 0, { 0 }, 0, 0 };
-        pthread_t th;
-        ck_assert_int_eq(pthread_create(&th, NULL, wait_thread, &j), 0);
+        nv_waiter j;
+        nv_waiter_start(&j, set, 10000);
         t_sleep(0.1);                               /* let it go to sleep */
         double at = inject_from_child(state, 2, MK_FAULT_XID, 79 + (unsigned)round, -1);
-        pthread_join(th, NULL);
+        nv_waiter_join(&j);
         NV_OK(j.rc);
         double latency = j.returned - at;
         sum += latency;
@@ -117,12 +84,11 @@ START_TEST(injection_wakes_a_waiter)
     fprintf(stderr, "measure: wake-up after an injection from another process: mean %.3f ms, "
             "worst %.3f ms (%d rounds)\n", sum / ROUNDS * 1000, worst * 1000, ROUNDS);
     /* A fault raised by this process through its own mapping wakes too. */
-    wait_job j = { set, 10000, 0, { 0 }, 0, 0 };
-    pthread_t th;
-    ck_assert_int_eq(pthread_create(&th, NULL, wait_thread, &j), 0);
+    nv_waiter j;
+    nv_waiter_start(&j, set, 10000);
     t_sleep(0.05);
     nv_inject(state, 2, MK_FAULT_XID, 13, -1);
-    pthread_join(th, NULL);
+    nv_waiter_join(&j);
     NV_OK(j.rc);
     ck_assert_uint_eq(j.e.eventData, 13);
     /* GPUs the set did not register stay silent. */
@@ -138,12 +104,9 @@ END_TEST
  * while nobody waits are all delivered, in order, up to the ring's size. */
 START_TEST(queued_faults)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 2\n");
-    const char *state = nv_state_dir();
-    NV_OK(nv.nvmlInit_v2());
+    const char *state = nv_start("profile: a100-sxm4-40gb\ncount: 2\n");
     nv_inject(state, 0, MK_FAULT_XID, 31, -1);
-    nvmlEventSet_t set = xid_set(0);
+    nvmlEventSet_t set = nv_xid_set(0);
     nvmlEventData_t e;
     NV_RC(NVML_ERROR_TIMEOUT, nv.nvmlEventSetWait_v2(set, &e, 50));
     for (unsigned x = 1; x <= 3; x++)
@@ -202,12 +165,10 @@ END_TEST
 
 START_TEST(temperature_and_memory_rules)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 3\ndevices:\n"
-              "  - {index: 0, temperature: 90, unhealthy_on_temperature: 85, xid: 43}\n"
-              "  - {index: 1, memoryUsed: 39GiB, unhealthy_on_memory_exceed: 95, xid: 63}\n"
-              "  - {index: 2, temperature: 80, unhealthy_on_temperature: 85}\n");
-    NV_OK(nv.nvmlInit_v2());
+    nv_start("profile: a100-sxm4-40gb\ncount: 3\ndevices:\n"
+             "  - {index: 0, temperature: 90, unhealthy_on_temperature: 85, xid: 43}\n"
+             "  - {index: 1, memoryUsed: 39GiB, unhealthy_on_memory_exceed: 95, xid: 63}\n"
+             "  - {index: 2, temperature: 80, unhealthy_on_temperature: 85}\n");
     nvmlEventSet_t set;
     NV_OK(nv.nvmlEventSetCreate(&set));
     for (unsigned g = 0; g < 3; g++)
@@ -230,11 +191,8 @@ END_TEST
 
 START_TEST(ecc_mode)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 2\ndevices:\n"
-              "  - {index: 1, unhealthy_after_seconds: 0, mode: ecc}\n");
-    const char *state = nv_state_dir();
-    NV_OK(nv.nvmlInit_v2());
+    const char *state = nv_start("profile: a100-sxm4-40gb\ncount: 2\ndevices:\n"
+                                 "  - {index: 1, unhealthy_after_seconds: 0, mode: ecc}\n");
     unsigned long long types;
     NV_OK(nv.nvmlDeviceGetSupportedEventTypes(nv_gpu(1), &types));
     ck_assert_uint_eq(types & 0xb, 0xb);
@@ -267,7 +225,7 @@ START_TEST(ecc_mode)
     ck_assert_uint_eq(st.dev[0].health, MK_FAULT_NONE);
     mk_state_close(&st);
     /* Registered for XIDs only, a set sees only the XID. */
-    nvmlEventSet_t xs = xid_set(0);
+    nvmlEventSet_t xs = nv_xid_set(0);
     nv_inject(state, 0, MK_FAULT_ECC, 0, -1);
     NV_OK(nv.nvmlEventSetWait_v2(xs, &e, 1000));
     ck_assert_uint_eq(e.eventType, XID);
@@ -280,15 +238,13 @@ END_TEST
 
 START_TEST(lost_mode)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 2\ndevices:\n"
-              "  - {index: 0, unhealthy_after_seconds: 0.3, mode: lost}\n");
-    NV_OK(nv.nvmlInit_v2());
+    nv_start("profile: a100-sxm4-40gb\ncount: 2\ndevices:\n"
+             "  - {index: 0, unhealthy_after_seconds: 0.3, mode: lost}\n");
     nvmlDevice_t g = nv_gpu(0);
     nvmlMemory_t mem;
     nvmlBAR1Memory_t bar1;
     NV_OK(nv.nvmlDeviceGetMemoryInfo(g, &mem));
-    nvmlEventSet_t set = xid_set(0);
+    nvmlEventSet_t set = nv_xid_set(0);
     nvmlEventData_t e;
     NV_OK(nv.nvmlEventSetWait_v2(set, &e, 3000));
     ck_assert_uint_eq(e.eventData, 79);
@@ -306,24 +262,20 @@ END_TEST
 /* Each of several sets, each waited on by its own thread, gets the event. */
 START_TEST(several_sets_on_several_threads)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 2\n");
-    const char *state = nv_state_dir();
-    NV_OK(nv.nvmlInit_v2());
+    const char *state = nv_start("profile: a100-sxm4-40gb\ncount: 2\n");
     enum { N = 6 };
-    wait_job jobs[N];
-    pthread_t th[N];
+    nv_waiter jobs[N];
     for (int i = 0; i < N; i++) {
-        jobs[i] = (wait_job){ xid_set(1), 10000, 0, { 0 }, 0, 0 };
+        nvmlEventSet_t set = nv_xid_set(1);
         if (i % 2)
-            NV_OK(nv.nvmlDeviceRegisterEvents(nv_gpu(1), XID, jobs[i].set)); /* twice is once */
-        ck_assert_int_eq(pthread_create(&th[i], NULL, wait_thread, &jobs[i]), 0);
+            NV_OK(nv.nvmlDeviceRegisterEvents(nv_gpu(1), XID, set));   /* twice is once */
+        nv_waiter_start(&jobs[i], set, 10000);
     }
     t_sleep(0.2);
     double at = inject_from_child(state, 1, MK_FAULT_XID, 92, -1);
     double worst = 0;
     for (int i = 0; i < N; i++) {
-        pthread_join(th[i], NULL);
+        nv_waiter_join(&jobs[i]);
         NV_OK(jobs[i].rc);
         ck_assert_uint_eq(jobs[i].e.eventData, 92);
         ck_assert_ptr_eq(jobs[i].e.device, nv_gpu(1));
@@ -342,12 +294,9 @@ END_TEST
 
 START_TEST(mig_faults)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 1\n"
-              "devices:\n  - {mig: {instances: [3g.20gb, 2g.10gb, 1g.5gb]}}\n");
-    const char *state = nv_state_dir();
-    NV_OK(nv.nvmlInit_v2());
-    nvmlEventSet_t set = xid_set(0);
+    const char *state = nv_start("profile: a100-sxm4-40gb\ncount: 1\n"
+                                 "devices:\n  - {mig: {instances: [3g.20gb, 2g.10gb, 1g.5gb]}}\n");
+    nvmlEventSet_t set = nv_xid_set(0);
     /* Events are registered on the parent; a MIG handle is refused. */
     nvmlDevice_t mig;
     NV_OK(nv.nvmlDeviceGetMigDeviceHandleByIndex(nv_gpu(0), 1, &mig));
@@ -372,11 +321,8 @@ END_TEST
  * struct: nothing is written after eventData. */
 START_TEST(v1_wait_leaves_mig_fields)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 1\n");
-    const char *state = nv_state_dir();
-    NV_OK(nv.nvmlInit_v2());
-    nvmlEventSet_t set = xid_set(0);
+    const char *state = nv_start("profile: a100-sxm4-40gb\ncount: 1\n");
+    nvmlEventSet_t set = nv_xid_set(0);
     nv_inject(state, 0, MK_FAULT_XID, 79, -1);
     unsigned char buf[sizeof(nvmlEventData_t) + 16];
     memset(buf, 0xAB, sizeof buf);
@@ -396,9 +342,7 @@ END_TEST
 
 START_TEST(argument_errors)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 2\ndevices:\n  - {index: 1, ecc: false}\n");
-    NV_OK(nv.nvmlInit_v2());
+    nv_start("profile: a100-sxm4-40gb\ncount: 2\ndevices:\n  - {index: 1, ecc: false}\n");
     nvmlEventSet_t set;
     nvmlEventData_t e;
     NV_RC(NVML_ERROR_INVALID_ARGUMENT, nv.nvmlEventSetCreate(NULL));

@@ -9,14 +9,6 @@
 
 #define XID nvmlEventTypeXidCriticalError
 
-static nvmlEventSet_t xid_set(unsigned gpu)
-{
-    nvmlEventSet_t set;
-    NV_OK(nv.nvmlEventSetCreate(&set));
-    NV_OK(nv.nvmlDeviceRegisterEvents(nv_gpu(gpu), XID, set));
-    return set;
-}
-
 /* What each side checks after the fork. 0 when all is well, else the step
  * that failed. Only async-signal-safe use of Check: none in the child. */
 static int works(unsigned want_gpus)
@@ -53,7 +45,7 @@ START_TEST(both_sides_work_shared_state)
     nv_config("profile: a100-sxm4-40gb\ncount: 2\n");
     nv_state_dir();
     NV_OK(nv.nvmlInit_v2());
-    nvmlEventSet_t set = xid_set(0);
+    nvmlEventSet_t set = nv_xid_set(0);
     int to_child[2], to_parent[2];
     ck_assert_int_eq(pipe(to_child), 0);
     ck_assert_int_eq(pipe(to_parent), 0);
@@ -111,9 +103,9 @@ END_TEST
 START_TEST(both_sides_work_private_state)
 {
     nv_open();
-    nv_config("profile: t4\ncount: 3\n");
+    nv_config("profile: t4\ncount: 3\n");   /* no state directory: private state */
     NV_OK(nv.nvmlInit_v2());
-    nvmlEventSet_t set = xid_set(1);
+    nvmlEventSet_t set = nv_xid_set(1);
     pid_t pid = t_fork();
     if (pid == 0) {
         alarm(30);

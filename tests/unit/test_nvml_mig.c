@@ -275,11 +275,9 @@ END_TEST
  * advertises, and single strategy's rule that all devices look alike. */
 START_TEST(mixed_layout)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 3\ndevices:\n"
-              "  - {index: 0, mig: {instances: [1g.5gb, 1g.5gb, 2g.10gb, 3g.20gb]}}\n"
-              "  - {index: 2, mig: {instances: [1g.5gb, 1g.5gb, 1g.5gb]}}\n");
-    NV_OK(nv.nvmlInit_v2());
+    nv_start("profile: a100-sxm4-40gb\ncount: 3\ndevices:\n"
+             "  - {index: 0, mig: {instances: [1g.5gb, 1g.5gb, 2g.10gb, 3g.20gb]}}\n"
+             "  - {index: 2, mig: {instances: [1g.5gb, 1g.5gb, 1g.5gb]}}\n");
     mig_seen seen[8];
     ck_assert_uint_eq(visit_mig_devices(0, seen, 8), 4);
     static const char *const want[] = { "1g.5gb", "1g.5gb", "2g.10gb", "3g.20gb" };
@@ -307,10 +305,8 @@ END_TEST
 
 START_TEST(mig_answers)
 {
-    nv_open();
-    nv_config("profile: a100-sxm4-40gb\ncount: 3\ndevices:\n"
-              "  - {index: 0, mig: {instances: [3g.20gb]}}\n  - {index: 2, profile: t4}\n");
-    NV_OK(nv.nvmlInit_v2());
+    nv_start("profile: a100-sxm4-40gb\ncount: 3\ndevices:\n"
+             "  - {index: 0, mig: {instances: [3g.20gb]}}\n  - {index: 2, profile: t4}\n");
     unsigned cur, pend, count, is_mig;
     nvmlDevice_t mig, parent;
     NV_OK(nv.nvmlDeviceGetMigMode(nv_gpu(0), &cur, &pend));

@@ -11,31 +11,6 @@
 #define GiB (1ull << 30)
 #define MiB (1ull << 20)
 
-typedef struct {
-    nvmlEventSet_t set;
-    unsigned timeout_ms;
-    nvmlReturn_t rc;
-    nvmlEventData_t e;
-    double returned;
-} waiter;
-
-static void *wait_thread(void *arg)
-{
-    waiter *w = arg;
-    w->rc = nv.nvmlEventSetWait_v2(w->set, &w->e, w->timeout_ms);
-    w->returned = t_now();
-    return NULL;
-}
-
-static void start_waiter(waiter *w, pthread_t *th, unsigned gpu, unsigned timeout_ms)
-{
-    memset(w, 0, sizeof *w);
-    w->timeout_ms = timeout_ms;
-    NV_OK(nv.nvmlEventSetCreate(&w->set));
-    NV_OK(nv.nvmlDeviceRegisterEvents(nv_gpu(gpu), nvmlEventTypeXidCriticalError, w->set));
-    ck_assert_int_eq(pthread_create(th, NULL, wait_thread, w), 0);
-}
-
 static uint64_t used_bytes(unsigned gpu)
 {
     nvmlMemory_v2_t m = { .version = nvmlMemory_v2 };
@@ -64,9 +39,8 @@ START_TEST(live_value_reloaded_while_waiting)
     const char *state = nv_state_dir();
     int threads = t_threads();
     NV_OK(nv.nvmlInit_v2());
-    waiter w;
-    pthread_t th;
-    start_waiter(&w, &th, 0, 15000);
+    nv_waiter w;
+    nv_waiter_start(&w, nv_xid_set(0), 15000);
     t_sleep(0.6);   /* past the first look at the file */
     ck_assert_uint_eq(used_bytes(1), GiB);
     double worst = 0;
@@ -91,7 +65,7 @@ START_TEST(live_value_reloaded_while_waiting)
     ck_assert_uint_eq(st.hdr->reloads, 3);
     nv_inject(st.path, 0, MK_FAULT_XID, 31, -1);            /* let the waiter go */
     mk_state_close(&st);
-    pthread_join(th, NULL);
+    nv_waiter_join(&w);
     NV_OK(w.rc);
     NV_OK(nv.nvmlEventSetFree(w.set));
     NV_OK(nv.nvmlShutdown());
@@ -104,14 +78,13 @@ START_TEST(rule_added_while_waiting)
     const char *path = nv_config("profile: a100-sxm4-40gb\ncount: 2\n"
                                  "defaults: {temperature: 90}\n");
     NV_OK(nv.nvmlInit_v2());
-    waiter w;
-    pthread_t th;
-    start_waiter(&w, &th, 1, 15000);
+    nv_waiter w;
+    nv_waiter_start(&w, nv_xid_set(1), 15000);
     t_sleep(0.3);
     double changed = t_now();
     t_write(path, "profile: a100-sxm4-40gb\ncount: 2\ndefaults: {temperature: 90}\n"
                   "devices:\n  - {index: 1, unhealthy_on_temperature: 85, xid: 62}\n");
-    pthread_join(th, NULL);
+    nv_waiter_join(&w);
     NV_OK(w.rc);
     ck_assert_uint_eq(w.e.eventData, 62);
     ck_assert_ptr_eq(w.e.device, nv_gpu(1));
@@ -252,9 +225,9 @@ START_TEST(checks_at_most_every_500ms)
                                  "defaults: {memoryUsed: 1GiB}\n");
     const char *state = nv_state_dir();
     NV_OK(nv.nvmlInit_v2());
-    waiter w;
-    pthread_t th, busy;
-    start_waiter(&w, &th, 0, 15000);
+    nv_waiter w;
+    pthread_t busy;
+    nv_waiter_start(&w, nv_xid_set(0), 15000);
     caller c = { 0, 0 };
     ck_assert_int_eq(pthread_create(&busy, NULL, call_thread, &c), 0);
     double t0 = t_now();
@@ -278,7 +251,7 @@ START_TEST(checks_at_most_every_500ms)
     ck_assert_uint_le(reloads, (unsigned)(spent / 0.5) + 1);
     mk_state_raise(&st, 0, MK_FAULT_XID, 31, -1);
     mk_state_close(&st);
-    pthread_join(th, NULL);
+    nv_waiter_join(&w);
     NV_OK(nv.nvmlEventSetFree(w.set));
     NV_OK(nv.nvmlShutdown());
 }
