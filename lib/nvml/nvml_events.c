@@ -150,9 +150,11 @@ static unsigned long long event_type(uint32_t kind)
 static int next_event(nvmlEventSet_t set, nvmlEventData_t *out, int with_instances)
 {
     const mk_universe *u = mk_universe_now();
+    /* A set kept across nvmlShutdown may know more GPUs than there are now. */
+    size_t ngpus = set->ngpus < mk_L.ngpus ? set->ngpus : mk_L.ngpus;
     int got = 0;
     pthread_mutex_lock(&set->lock);
-    for (size_t g = 0; g < set->ngpus && !got; g++) {
+    for (size_t g = 0; g < ngpus && !got; g++) {
         if (!set->mask[g])
             continue;
         mk_state_dev *sd = &mk_L.st.dev[g];
