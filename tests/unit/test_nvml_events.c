@@ -369,6 +369,23 @@ START_TEST(argument_errors)
 }
 END_TEST
 
+/* A set kept across nvmlShutdown and an nvmlInit with far fewer GPUs (a
+ * client that did not free it) answers, and reads nothing of GPUs that
+ * are gone. */
+START_TEST(set_kept_across_reinit)
+{
+    nv_start("profile: l4\ncount: 4096\ntopology: {nvlink: none}\n");
+    nvmlEventSet_t set = nv_xid_set(4095);
+    NV_OK(nv.nvmlShutdown());
+    nv_config("profile: l4\ncount: 1\n");
+    NV_OK(nv.nvmlInit_v2());
+    nvmlEventData_t e;
+    NV_RC(NVML_ERROR_TIMEOUT, nv.nvmlEventSetWait_v2(set, &e, 100));
+    NV_OK(nv.nvmlEventSetFree(set));
+    NV_OK(nv.nvmlShutdown());
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nvml_events");
@@ -385,6 +402,7 @@ int main(void)
     tcase_add_test(tc, mig_faults);
     tcase_add_test(tc, v1_wait_leaves_mig_fields);
     tcase_add_test(tc, argument_errors);
+    tcase_add_test(tc, set_kept_across_reinit);
     suite_add_tcase(s, tc);
     return t_run(s);
 }
