@@ -193,6 +193,13 @@ START_TEST(bad_configs_fail_init_with_one_line)
     setenv("MOCK_CONFIG_PATH", dir, 1);
     snprintf(diag, sizeof diag, "%s: error: cannot read: Is a directory", dir);
     init_refused(dir, diag);
+
+    if (geteuid() != 0) {   /* root reads any file */
+        p = nv_config("profile: t4\ncount: 1\n");
+        ck_assert_int_eq(chmod(p, 0), 0);
+        snprintf(diag, sizeof diag, "%s: error: cannot open: Permission denied", p);
+        init_refused(p, diag);
+    }
 }
 END_TEST
 
