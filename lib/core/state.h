@@ -52,6 +52,7 @@ typedef struct mk_state_dev {
     _Atomic uint32_t last_xid;
     _Atomic uint32_t rules_fired;           /* MK_RULE_* */
     _Atomic uint64_t fault_seq;             /* faults raised so far */
+    _Atomic uint64_t fault_start_seq;       /* fault_seq when the GPU last turned unhealthy */
     _Atomic uint64_t xid_count;
     _Atomic uint64_t ecc_sbe, ecc_dbe;      /* volatile ECC error counts */
     _Atomic uint64_t ecc_since_ns;          /* ECC fault time: SBE counts rise after it */

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "abi/nvml_abi.h"
 #include "fntable.h"
@@ -66,8 +67,7 @@ typedef struct mk_lib {
     /* hot reload */
     char *config_path;
     _Atomic uint64_t next_reload_check_ns;
-    int64_t config_mtime_ns;
-    off_t config_size;
+    struct stat config_stat;          /* the file when last looked at (all 0: absent) */
 } mk_lib;
 
 extern mk_lib mk_L;
