@@ -209,6 +209,8 @@ static const gpu_case cases[] = {
       { "1g.18gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb", "1g.18gb+me", "1g.35gb" } },
     { "b200", "1g.23gb, 2g.45gb, 3g.90gb, 4g.90gb, 7g.180gb, 1g.23gb+me, 1g.45gb",
       { "1g.23gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb", "1g.23gb+me", "1g.45gb" } },
+    { "gb200", "1g.24gb, 2g.47gb, 3g.95gb, 4g.95gb, 7g.189gb, 1g.24gb+me, 1g.47gb",
+      { "1g.24gb", "2g.47gb", "3g.95gb", "4g.95gb", "7g.189gb", "1g.24gb+me", "1g.47gb" } },
 };
 
 /* One GPU per profile, each holding one instance of it, plus one GPU with
