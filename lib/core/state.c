@@ -352,10 +352,10 @@ static void push_event(mk_state_dev *sd, mk_event_kind kind, unsigned xid, int m
     mk_fault_rec *r = &sd->ring[seq % MK_FAULT_RING];
     atomic_store_explicit(&r->seq, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    r->kind = kind;
-    r->xid = xid;
-    r->mig = mig;
-    r->time_ns = mk_now_real_ns();
+    atomic_store_explicit(&r->kind, kind, memory_order_relaxed);
+    atomic_store_explicit(&r->xid, xid, memory_order_relaxed);
+    atomic_store_explicit(&r->mig, mig, memory_order_relaxed);
+    atomic_store_explicit(&r->time_ns, mk_now_real_ns(), memory_order_relaxed);
     atomic_store_explicit(&r->seq, seq, memory_order_release);
 }
 

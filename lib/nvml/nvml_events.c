@@ -176,8 +176,10 @@ static int next_event(nvmlEventSet_t set, nvmlEventData_t *out, int with_instanc
             mk_fault_rec *rec = &sd->ring[c % MK_FAULT_RING];
             if (atomic_load_explicit(&rec->seq, memory_order_acquire) != c)
                 break; /* still being written; its writer wakes us when done */
-            uint32_t kind = rec->kind, xid = rec->xid;
-            int32_t mig = rec->mig;
+            uint32_t kind = atomic_load_explicit(&rec->kind, memory_order_relaxed);
+            uint32_t xid = atomic_load_explicit(&rec->xid, memory_order_relaxed);
+            int32_t mig = atomic_load_explicit(&rec->mig, memory_order_relaxed);
+            atomic_thread_fence(memory_order_acquire);
             if (atomic_load_explicit(&rec->seq, memory_order_acquire) != c)
                 continue; /* overwritten while read: take the next one */
             set->seen[g] = c;

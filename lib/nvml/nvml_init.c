@@ -164,7 +164,7 @@ static void last_shutdown(void)
     mk_state_close(&mk_L.st);
     mk_universe_free(u);
     for (size_t i = 0; i < mk_L.nretired; i++)
-        mk_universe_free(mk_L.retired[i]);
+        mk_universe_free(mk_L.retired[i].u);
     free(mk_L.retired);
     mk_L.retired = NULL;
     mk_L.nretired = 0;
@@ -234,6 +234,24 @@ nvmlReturn_t mk_stub(mk_fn fn)
 
 /* --- hot reload ----------------------------------------------------------------- */
 
+/* Frees snapshots retired long enough ago. A call holds a snapshot for the
+ * duration of one NVML call, and an event wait takes a fresh one at least
+ * every 500 ms, so ten seconds is a wide margin; without it a config
+ * rewritten all day would keep every version in memory. */
+#define RETIRE_GRACE_NS 10000000000ull
+
+static void free_retired(uint64_t now)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < mk_L.nretired; i++) {
+        if (now - mk_L.retired[i].at_ns > RETIRE_GRACE_NS)
+            mk_universe_free(mk_L.retired[i].u);
+        else
+            mk_L.retired[kept++] = mk_L.retired[i];
+    }
+    mk_L.nretired = kept;
+}
+
 /* Called with the lock held, when the file's mtime or size changed. */
 static void reload(void)
 {
@@ -249,12 +267,13 @@ static void reload(void)
                 "restart); the running GPUs are unchanged\n", mk_L.config_path, why);
         mk_universe_free(nu);
     } else {
-        mk_universe **r = realloc(mk_L.retired, (mk_L.nretired + 1) * sizeof *r);
+        free_retired(mk_now_mono_ns());
+        struct mk_retired *r = realloc(mk_L.retired, (mk_L.nretired + 1) * sizeof *r);
         if (!r) {
             mk_universe_free(nu);
         } else {
             mk_L.retired = r;
-            mk_L.retired[mk_L.nretired++] = old;
+            mk_L.retired[mk_L.nretired++] = (struct mk_retired){ old, mk_now_mono_ns() };
             nu->seed = old->seed; /* a reload continues the sequences, it does not restart them */
             nu->has_seed = old->has_seed;
             for (size_t i = 0; i < nu->ndev; i++)
