@@ -89,9 +89,16 @@ $(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_st
 	@mkdir -p $(B)/gen
 	sh lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list lib/nvml/abi $(B)/gen
 
+# protoc-c names a service method's function slot after the method, in lower
+# case: Registration's Register becomes the C keyword `register`.
 $(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h &: src/proto/%.proto
 	@mkdir -p $(B)/gen
 	protoc-c --proto_path=src/proto --c_out=$(B)/gen $<
+	sed -i 's/(\*register)(/(*register_)(/' $(B)/gen/$*.pb-c.h
+
+# Keep the generated protobuf sources: as intermediates make would delete
+# them and rebuild everything that includes them on every run.
+.SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
 
 $(B)/gen/libblob.S: $(LIBNVML)
 	@mkdir -p $(@D)
