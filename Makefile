@@ -13,8 +13,10 @@
 #   lib/core/*.c   shared core (config, universe, live state) -> libmokkacore.a
 #   lib/nvml/*.c   NVML entry points                           -> libnvidia-ml.so.1
 #   src/*.c src/cmd/*.c                                         -> mokka
+#   src/*.c but mokka.c   also -> libmokkaengine.a, for tests and stand-ins
 #   tests/unit/test_*.c   one Check binary each
-#   tests/standins/*.c    one stand-in program each (stand-in device plugin)
+#   tests/unit/support/*.c  test doubles shared by the unit tests -> libmokkatest.a
+#   tests/standins/NAME.c or tests/standins/NAME/*.c  one stand-in program each
 #   tests/bench/*.c       one benchmark program each
 
 MOKKA_VERSION := 0.1.0
@@ -54,7 +56,9 @@ NVML_SRC := $(sort $(wildcard lib/nvml/*.c))
 CLI_SRC  := $(sort $(wildcard src/*.c src/cmd/*.c))
 PROTOS   := $(sort $(wildcard src/proto/*.proto))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-STANDIN_SRC := $(sort $(wildcard tests/standins/*.c))
+TSUPPORT_SRC := $(sort $(wildcard tests/unit/support/*.c))
+STANDIN_NAMES := $(sort $(basename $(notdir $(wildcard tests/standins/*.c))) \
+                        $(notdir $(patsubst %/,%,$(dir $(wildcard tests/standins/*/*.c)))))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
 
@@ -65,12 +69,16 @@ GEN_O    := $(B)/gen/profiles.o
 CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
 CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o
+ENGINE_O := $(call obj,$(filter-out src/mokka.c,$(wildcard src/*.c))) $(PROTO_O)
+TSUPPORT_O := $(call obj,$(TSUPPORT_SRC))
 
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1
 CORE_A   := $(B)/libmokkacore.a
+ENGINE_A := $(B)/libmokkaengine.a
+TSUPPORT_A := $(B)/libmokkatest.a
 MOKKA    := $(O)/mokka
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
-STANDIN_BIN := $(patsubst tests/standins/%.c,$(B)/tests/%,$(STANDIN_SRC))
+STANDIN_BIN := $(patsubst %,$(B)/tests/%,$(STANDIN_NAMES))
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
 .PHONY: all lib cli test check testbins asan tsan bench demo install clean deps
@@ -128,6 +136,14 @@ $(CORE_A): $(CORE_O)
 	@rm -f $@
 	ar rcsD $@ $^
 
+$(ENGINE_A): $(ENGINE_O)
+	@rm -f $@
+	ar rcsD $@ $^
+
+$(TSUPPORT_A): $(TSUPPORT_O)
+	@rm -f $@
+	ar rcsD $@ $^
+
 $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(NVML_O) $(CORE_A) -Wl,-soname,libnvidia-ml.so.1 \
@@ -137,10 +153,11 @@ $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 $(MOKKA): $(CLI_O) $(CORE_A)
 	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(CORE_A)
-	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_LIB)) -ldl -lpthread -lm
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(TSUPPORT_A) $(ENGINE_A) $(CORE_A)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/%: $(B)/tests/standins/%.o $(PROTO_O) $(CORE_A)
+.SECONDEXPANSION:
+$(STANDIN_BIN): $(B)/tests/%: $$(call obj,$$(wildcard tests/standins/$$*.c tests/standins/$$*/*.c)) $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
 $(B)/tests/bench_%: $(B)/tests/bench/bench_%.o

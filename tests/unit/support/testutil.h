@@ -1,0 +1,34 @@
+/* testutil.h - helpers the unit tests share: temporary directories, counts
+ * of the process's threads and descriptors, clocks and bounded waits. */
+#ifndef MOKKA_TESTUTIL_H
+#define MOKKA_TESTUTIL_H
+
+#include <stddef.h>
+
+/* mkdtemp under $TMPDIR (or /tmp); aborts the test on failure. The result is
+ * static storage in a small ring, so a few may be alive at once. */
+const char *mk_test_tmpdir(const char *tag);
+/* rm -r of a test directory; ignores what is already gone. */
+void mk_test_rmtree(const char *dir);
+/* Entries in /proc/self/task, descriptors in /proc/self/fd, and those of
+ * them that are sockets. */
+int mk_test_nthreads(void);
+/* The thread count to come back to: ThreadSanitizer starts a thread of its
+ * own at the first pthread_create, so this starts (and joins) one first. */
+int mk_test_thread_baseline(void);
+int mk_test_nfds(void);
+int mk_test_nsockets(void);
+/* Wait until a count drops to at most `want` (threads and descriptors that
+ * other threads release may lag a little); return the last count. */
+int mk_test_wait_nthreads(int want, int timeout_ms);
+int mk_test_wait_nfds(int want, int timeout_ms);
+int mk_test_wait_nsockets(int want, int timeout_ms);
+double mk_test_now_ms(void);
+void mk_test_sleep_ms(int ms);
+/* Calls pred(arg) every few ms until it returns non-zero or timeout_ms
+ * passes; returns the last result. */
+int mk_test_wait_for(int (*pred)(void *), void *arg, int timeout_ms);
+/* Builds a path in static storage (ring of buffers): dir + "/" + name. */
+const char *mk_test_path(const char *dir, const char *name);
+
+#endif
