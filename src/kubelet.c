@@ -83,7 +83,6 @@ static int on_register(void *ctx, const uint8_t *req, size_t len, mk_rpc_buf *re
             snprintf(msg, msglen, "out of memory");
             code = MK_RPC_INTERNAL;
         }
-        mk_kl_emit(k, MK_KL_REGISTERED, r->resource_name, r->endpoint, 0, 0, NULL);
     } else {
         mk_kl_emit(k, MK_KL_REJECTED, *r->resource_name ? r->resource_name : NULL,
                    *r->endpoint ? r->endpoint : NULL, 0, 0, msg);

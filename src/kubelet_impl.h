@@ -57,8 +57,9 @@ mk_kl_resource *mk_kl_find_locked(mk_kubelet *k, const char *name);
  * on failure. */
 mk_kl_conn *mk_kl_connect(mk_kubelet *k, const char *resource, const char *endpoint,
                           char *err, size_t errlen);
-/* Makes conn the resource's registration and starts following its
- * ListAndWatch; the registration it replaces is closed. */
+/* Makes conn the resource's registration (reporting MK_KL_REGISTERED) and
+ * starts following its ListAndWatch; the registration it replaces is
+ * closed. Takes conn; -1 and err on failure. */
 int mk_kl_install(mk_kubelet *k, mk_kl_conn *conn, char *err, size_t errlen);
 /* Stops following the stream (joining its thread) and drops the resource's
  * reference. */

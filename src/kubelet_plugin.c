@@ -212,6 +212,9 @@ int mk_kl_install(mk_kubelet *k, mk_kl_conn *c, char *err, size_t errlen)
         mk_kl_conn_unref(c);
         return -1;
     }
+    /* Before the stream starts, so that progress reads "registered", then
+     * "devices". */
+    mk_kl_emit(k, MK_KL_REGISTERED, c->resource, c->endpoint, 0, 0, NULL);
 
     V1beta1__Empty empty = V1BETA1__EMPTY__INIT;
     mk_rpc_buf req = { 0 };
