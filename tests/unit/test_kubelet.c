@@ -152,7 +152,8 @@ START_TEST(register_rejects_unreachable_endpoint)
     snprintf(want, sizeof want, "UNAVAILABLE: cannot reach the device plugin for example.com/gpu: "
              "cannot connect to %s/nobody.sock: No such file or directory", dir);
     ck_assert_str_eq(err, want);
-    ck_assert_msg(mk_test_now_ms() - t0 < 500, "took %.0f ms", mk_test_now_ms() - t0);
+    /* Refused at once, not after the 2 s dial timeout. */
+    ck_assert_msg(mk_test_now_ms() - t0 < 2000, "took %.0f ms", mk_test_now_ms() - t0);
     ck_assert_ptr_null(resource("example.com/gpu"));
     ck_assert_int_eq(mk_kl_events_count(events, "REJECTED example.com/gpu cannot reach"), 1);
 }
@@ -343,6 +344,7 @@ int main(void)
 {
     Suite *s = suite_create("kubelet");
     TCase *tc = tcase_create("kubelet");
+    tcase_add_unchecked_fixture(tc, mk_test_tmproot_begin, mk_test_tmproot_end);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, resource_names);

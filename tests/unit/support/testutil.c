@@ -11,19 +11,44 @@
 #include "testutil.h"
 
 #define RING 8
+#define SLOT 8192
 
 static char *ring_slot(void)
 {
-    static char bufs[RING][4096];
+    static char bufs[RING][SLOT];
     static unsigned next;
     return bufs[__atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) % RING];
 }
 
-const char *mk_test_tmpdir(const char *tag)
+static char root[4096];
+
+static const char *tmp_base(void)
 {
     const char *base = getenv("TMPDIR");
+    return root[0] ? root : base && *base ? base : "/tmp";
+}
+
+void mk_test_tmproot_begin(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/mokka-test-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(root)) {
+        perror("mkdtemp");
+        abort();
+    }
+}
+
+void mk_test_tmproot_end(void)
+{
+    if (root[0])
+        mk_test_rmtree(root);
+    root[0] = 0;
+}
+
+const char *mk_test_tmpdir(const char *tag)
+{
     char *p = ring_slot();
-    snprintf(p, 4096, "%s/mokka-%s-XXXXXX", base && *base ? base : "/tmp", tag);
+    snprintf(p, SLOT, "%s/%s-XXXXXX", tmp_base(), tag);
     if (!mkdtemp(p)) {
         perror("mkdtemp");
         abort();
@@ -146,6 +171,6 @@ int mk_test_wait_for(int (*pred)(void *), void *arg, int timeout_ms)
 const char *mk_test_path(const char *dir, const char *name)
 {
     char *p = ring_slot();
-    snprintf(p, 4096, "%s/%s", dir, name);
+    snprintf(p, SLOT, "%s/%s", dir, name);
     return p;
 }

@@ -5,8 +5,14 @@
 
 #include <stddef.h>
 
-/* mkdtemp under $TMPDIR (or /tmp); aborts the test on failure. The result is
- * static storage in a small ring, so a few may be alive at once. */
+/* A root for a test case's temporary directories, made and removed by the
+ * parent process (Check's unchecked fixture): a test that fails in its
+ * forked child skips its teardown, and this still removes what it left. */
+void mk_test_tmproot_begin(void);
+void mk_test_tmproot_end(void);
+/* mkdtemp under the root (or $TMPDIR, or /tmp); aborts the test on
+ * failure. The result is static storage in a small ring, so a few may be
+ * alive at once. */
 const char *mk_test_tmpdir(const char *tag);
 /* rm -r of a test directory; ignores what is already gone. */
 void mk_test_rmtree(const char *dir);
