@@ -32,13 +32,18 @@ static void record(void *ctx, const mk_kubelet_event *ev)
     pthread_mutex_unlock(&e->mu);
 }
 
+void mk_kl_events_attach(mk_kl_events *e, mk_kubelet_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->on_event = record;
+    opts->event_ctx = e;
+}
+
 mk_kl_events *mk_kl_events_new(mk_kubelet_opts *opts)
 {
     mk_kl_events *e = calloc(1, sizeof *e);
     pthread_mutex_init(&e->mu, NULL);
-    memset(opts, 0, sizeof *opts);
-    opts->on_event = record;
-    opts->event_ctx = e;
+    mk_kl_events_attach(e, opts);
     return e;
 }
 

@@ -12,6 +12,8 @@ typedef struct mk_kl_events mk_kl_events;
 
 /* A recorder, and kubelet options (defaults otherwise) that feed it. */
 mk_kl_events *mk_kl_events_new(mk_kubelet_opts *opts);
+/* Kubelet options (defaults otherwise) that feed an existing recorder. */
+void mk_kl_events_attach(mk_kl_events *e, mk_kubelet_opts *opts);
 void mk_kl_events_free(mk_kl_events *e);
 /* Waits until some line starts with `prefix`; 1 found, 0 timed out. */
 int mk_kl_events_wait(mk_kl_events *e, const char *prefix, int timeout_ms);

@@ -1,0 +1,368 @@
+/* test_kubelet_plugins.c - the built-in kubelet with real device-plugin
+ * processes: the stand-in (build/tests/fake-device-plugin) and, when given,
+ * NVIDIA's k8s-device-plugin.
+ *
+ * The stand-in's command line and early failures are always tested. Serving
+ * GPUs needs a working mock NVML: MOKKA_TEST_LIB names a libnvidia-ml.so.1
+ * that reports GPUs (the NVML installed on this machine must not be loaded:
+ * as root it creates /dev/nvidiactl). NVIDIA's plugin also needs
+ * MOKKA_DEVICE_PLUGIN=/path/to/nvidia-device-plugin and root, to give it
+ * /var/lib/kubelet/device-plugins (where it always puts its socket) in a
+ * private mount namespace. Tests whose needs are not met pass after
+ * printing why they were skipped. */
+#include <check.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "kubelet.h"
+#include "support/kl_events.h"
+#include "support/testproc.h"
+#include "support/testutil.h"
+
+#define GPU "nvidia.com/gpu"
+#define NVIDIA_DIR "/var/lib/kubelet/device-plugins"
+
+static char standin_bin[PATH_MAX + 64];
+static const char *dir, *logfile;
+static char lib_env[PATH_MAX + 32];
+static mk_kubelet *k;
+static mk_kl_events *events;
+static pid_t plugin = -1;
+static mk_nv_nodes view;   /* the kubelet's view, refreshed by allocatable() */
+
+/* $MOKKA_BUILD/build/tests/fake-device-plugin, or next to this test. */
+static void find_standin(void)
+{
+    const char *build = getenv("MOKKA_BUILD");
+    if (build && *build) {
+        snprintf(standin_bin, sizeof standin_bin, "%s/build/tests/fake-device-plugin", build);
+        return;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert_int_gt(n, 0);
+    self[n] = 0;
+    *strrchr(self, '/') = 0;
+    snprintf(standin_bin, sizeof standin_bin, "%s/fake-device-plugin", self);
+}
+
+static void setup(void)
+{
+    find_standin();
+    ck_assert_msg(access(standin_bin, X_OK) == 0, "%s is not built", standin_bin);
+    dir = mk_test_tmpdir("plugins");
+    logfile = mk_test_path(dir, "plugin.log");
+}
+
+static void teardown(void)
+{
+    if (plugin > 0)
+        mk_test_reap(plugin, SIGKILL, 2000);
+    plugin = -1;
+    mk_kubelet_stop(k);
+    k = NULL;
+    mk_nv_nodes_free(&view);
+    mk_kl_events_free(events);
+    events = NULL;
+    mk_test_rmtree(dir);
+}
+
+/* --- what a test needs ------------------------------------------------------ */
+
+/* A directory holding libnvidia-ml.so.1 -> $MOKKA_TEST_LIB, for
+ * LD_LIBRARY_PATH (not LD_PRELOAD, which sanitizer builds refuse).
+ * NULL, or why not. */
+static const char *need_mock(void)
+{
+    const char *lib = getenv("MOKKA_TEST_LIB");
+    char real[PATH_MAX];
+    if (!lib || !*lib)
+        return "MOKKA_TEST_LIB does not name a mock libnvidia-ml.so.1";
+    ck_assert_msg(realpath(lib, real), "MOKKA_TEST_LIB=%s does not exist", lib);
+    ck_assert_int_eq(symlink(real, mk_test_path(dir, "libnvidia-ml.so.1")), 0);
+    snprintf(lib_env, sizeof lib_env, "LD_LIBRARY_PATH=%s", dir);
+    return NULL;
+}
+
+/* Can this process make a private mount namespace? Tried in a child. */
+static int can_unshare_mounts(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(unshare(CLONE_NEWNS) == 0 ? 0 : 1);
+    int status;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+static const char *need_nvidia(void)
+{
+    const char *bin = getenv("MOKKA_DEVICE_PLUGIN");
+    if (!bin || !*bin)
+        return "MOKKA_DEVICE_PLUGIN does not name NVIDIA's nvidia-device-plugin";
+    ck_assert_msg(access(bin, X_OK) == 0, "MOKKA_DEVICE_PLUGIN=%s is not executable", bin);
+    if (!can_unshare_mounts())
+        return "it needs a private mount namespace (run as root)";
+    return need_mock();
+}
+
+#define SKIP_UNLESS(why_not, test)                                  \
+    do {                                                            \
+        const char *why_ = (why_not);                               \
+        if (why_) {                                                 \
+            printf("skipped %s: %s\n", test, why_);                 \
+            return;                                                 \
+        }                                                           \
+    } while (0)
+
+/* --- the kubelet and the plugin ---------------------------------------------- */
+
+static void start_kubelet(void)
+{
+    mk_kubelet_opts o;
+    if (!events)
+        events = mk_kl_events_new(&o);
+    else
+        mk_kl_events_attach(events, &o);
+    char err[512];
+    k = mk_kubelet_start(dir, &o, err, sizeof err);
+    ck_assert_msg(k, "%s", err);
+}
+
+static pid_t spawn_standin(void)
+{
+    char sock[PATH_MAX];
+    snprintf(sock, sizeof sock, "%s/kubelet.sock", dir);
+    char *argv[] = { standin_bin, "--kubelet-socket", sock, NULL };
+    char *env[] = { lib_env, NULL };
+    return mk_test_spawn(argv, env, logfile, NULL, NULL);
+}
+
+/* In NVIDIA's plugin's child: our directory at NVIDIA_DIR, seen by it
+ * alone (a tmpfs over /var/lib in a private mount namespace). System calls
+ * only: the child of a threaded process. */
+static int enter_sandbox(void *arg)
+{
+    return unshare(CLONE_NEWNS) ||
+           mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+           mount("mokka-test", "/var/lib", "tmpfs", 0, "mode=0755") ||
+           mkdir("/var/lib/kubelet", 0755) || mkdir(NVIDIA_DIR, 0755) ||
+           mount(arg, NVIDIA_DIR, NULL, MS_BIND, NULL) ? -1 : 0;
+}
+
+static pid_t spawn_nvidia(void)
+{
+    char *argv[] = { getenv("MOKKA_DEVICE_PLUGIN"), NULL };
+    char *env[] = { lib_env, NULL };
+    return mk_test_spawn(argv, env, logfile, enter_sandbox, (void *)dir);
+}
+
+/* Allocatable GPUs now, or -1 before the plugin registered. */
+static long long allocatable(void)
+{
+    char err[256];
+    mk_nv_nodes_free(&view);
+    mk_nodesrc *src = mk_kubelet_nodesrc(k);
+    if (src->snapshot(src, &view, err, sizeof err))
+        return -1;
+    const mk_nv_resource *r = mk_nv_find_resource(&view.node[0], GPU);
+    return r ? r->allocatable : -1;
+}
+
+static int gpus_up(void *arg)
+{
+    return allocatable() > 0;
+}
+
+static int gpus_gone(void *arg)
+{
+    return allocatable() == 0;
+}
+
+/* The GPU resource once some GPU is allocatable. */
+static const mk_nv_resource *wait_gpus(void)
+{
+    ck_assert_msg(mk_test_wait_for(gpus_up, NULL, 20000), "no GPUs registered; plugin log:\n%s",
+                  mk_test_slurp(logfile));
+    return mk_nv_find_resource(&view.node[0], GPU);
+}
+
+/* --- the checks both plugins must pass ----------------------------------------- */
+
+/* Advertised as NVIDIA's plugin does; Allocate gives exactly
+ * NVIDIA_VISIBLE_DEVICES; a preferred allocation comes from the offer. */
+static void check_serves(const char *who, pid_t (*spawn)(void))
+{
+    start_kubelet();
+    double t0 = mk_test_now_ms();
+    plugin = spawn();
+    const mk_nv_resource *r = wait_gpus();
+    printf("%s: %zu GPUs visible %.0f ms after start\n", who, r->ndev, mk_test_now_ms() - t0);
+    ck_assert_int_eq(r->allocatable, r->capacity);
+    ck_assert_str_eq(r->endpoint, "nvidia-gpu.sock");
+    ck_assert_int_eq(r->get_preferred_allocation, 1);
+    ck_assert_int_eq(r->pre_start_required, 0);
+    for (size_t i = 0; i < r->ndev; i++)
+        ck_assert_msg(strncmp(r->dev[i].id, "GPU-", 4) == 0, "device id %s", r->dev[i].id);
+
+    mk_nodesrc *src = mk_kubelet_nodesrc(k);
+    char *ids[] = { r->dev[0].id }, err[512];
+    mk_nv_alloc a;
+    ck_assert_msg(src->allocate(src, GPU, ids, 1, &a, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(a.nenvs, 1);
+    ck_assert_str_eq(a.envs[0].key, "NVIDIA_VISIBLE_DEVICES");
+    ck_assert_str_eq(a.envs[0].value, r->dev[0].id);
+    ck_assert_uint_eq(a.nmounts + a.ndevices + a.nannotations + a.ncdi, 0);
+    mk_nv_alloc_free(&a);
+
+    char **offer = calloc(r->ndev, sizeof *offer), **pick;
+    for (size_t i = 0; i < r->ndev; i++)
+        offer[i] = r->dev[i].id;
+    size_t n;
+    ck_assert_msg(src->preferred(src, GPU, offer, r->ndev, NULL, 0, 1, &pick, &n, err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(n, 1);
+    int offered = 0;
+    for (size_t i = 0; i < r->ndev; i++)
+        offered |= strcmp(pick[0], offer[i]) == 0;
+    ck_assert_msg(offered, "preferred %s was not offered", pick[0]);
+    free(pick[0]);
+    free(pick);
+    free(offer);
+    ck_assert(strstr(mk_test_slurp(logfile), "Registered device plugin for 'nvidia.com/gpu' with Kubelet"));
+}
+
+/* SIGTERM: it stops serving (socket removed) and exits 0; the kubelet sees
+ * the stream end and nothing is allocatable. The stand-in's health loop
+ * may finish its 5 s wait first. */
+static void check_sigterm(void)
+{
+    int status = mk_test_reap(plugin, SIGTERM, 10000);
+    plugin = -1;
+    ck_assert_msg(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "status %d; log:\n%s", status, mk_test_slurp(logfile));
+    struct stat st;
+    ck_assert_int_ne(stat(mk_test_path(dir, "nvidia-gpu.sock"), &st), 0);
+    ck_assert(mk_kl_events_wait(events, "STREAM_ENDED " GPU, 5000));
+    ck_assert(mk_test_wait_for(gpus_gone, NULL, 5000));
+}
+
+/* A new kubelet.sock (kubelet restart): the plugin registers again. */
+static void check_kubelet_restart(pid_t (*spawn)(void))
+{
+    start_kubelet();
+    plugin = spawn();
+    wait_gpus();
+    mk_kubelet_stop(k);
+    k = NULL;
+    start_kubelet();
+    wait_gpus();
+    ck_assert_msg(strstr(mk_test_slurp(logfile), "kubelet.sock created, restarting."), "%s",
+                  mk_test_slurp(logfile));
+    ck_assert_int_eq(mk_kl_events_count(events, "REGISTERED " GPU " nvidia-gpu.sock"), 2);
+}
+
+/* --- the stand-in ----------------------------------------------------------------- */
+
+/* Runs the stand-in to completion; returns its exit code. */
+static int run_standin(char *const argv[])
+{
+    pid_t pid = mk_test_spawn(argv, NULL, logfile, NULL, NULL);
+    int status = mk_test_reap(pid, 0, 10000);
+    ck_assert_msg(status != -1 && WIFEXITED(status), "plugin did not exit; log:\n%s",
+                  mk_test_slurp(logfile));
+    return WEXITSTATUS(status);
+}
+
+START_TEST(standin_command_line)
+{
+    char *help[] = { standin_bin, "--help", NULL };
+    ck_assert_int_eq(run_standin(help), 0);
+    ck_assert_msg(strstr(mk_test_slurp(logfile), "--kubelet-socket PATH"), "%s", mk_test_slurp(logfile));
+    char *bogus[] = { standin_bin, "--bogus", NULL };
+    ck_assert_int_eq(run_standin(bogus), 2);
+    char *relative[] = { standin_bin, "--kubelet-socket", "kubelet.sock", NULL };
+    ck_assert_int_eq(run_standin(relative), 2);
+    ck_assert(strstr(mk_test_slurp(logfile), "--kubelet-socket must be an absolute path"));
+    char *badbool[] = { standin_bin, "--fail-on-init-error=maybe", NULL };
+    ck_assert_int_eq(run_standin(badbool), 2);
+}
+END_TEST
+
+START_TEST(standin_needs_the_kubelet_dir_before_nvml)
+{
+    char sock[PATH_MAX];
+    snprintf(sock, sizeof sock, "%s/absent/kubelet.sock", dir);
+    char *argv[] = { standin_bin, "--kubelet-socket", sock, NULL };
+    ck_assert_int_eq(run_standin(argv), 1);
+    const char *log = mk_test_slurp(logfile);
+    ck_assert_msg(strstr(log, "failed to create FS watcher for") &&
+                  strstr(log, "No such file or directory"), "%s", log);
+    /* Lines look like klog's: level, date, time, pid, source. */
+    ck_assert_msg(log[0] == 'I' && log[5] == ' ' && log[8] == ':' && log[14] == '.' &&
+                  strstr(log, " fake-device-plugin] "), "%s", log);
+}
+END_TEST
+
+START_TEST(standin_serves_and_stops)
+{
+    SKIP_UNLESS(need_mock(), "standin_serves_and_stops");
+    check_serves("stand-in plugin", spawn_standin);
+    check_sigterm();
+}
+END_TEST
+
+START_TEST(standin_follows_kubelet_restart)
+{
+    SKIP_UNLESS(need_mock(), "standin_follows_kubelet_restart");
+    check_kubelet_restart(spawn_standin);
+}
+END_TEST
+
+/* --- NVIDIA's plugin ------------------------------------------------------------- */
+
+START_TEST(nvidia_serves_and_stops)
+{
+    SKIP_UNLESS(need_nvidia(), "nvidia_serves_and_stops");
+    check_serves("NVIDIA device plugin", spawn_nvidia);
+    check_sigterm();
+}
+END_TEST
+
+START_TEST(nvidia_follows_kubelet_restart)
+{
+    SKIP_UNLESS(need_nvidia(), "nvidia_follows_kubelet_restart");
+    check_kubelet_restart(spawn_nvidia);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("kubelet_plugins");
+    TCase *standin = tcase_create("standin"), *nvidia = tcase_create("nvidia");
+    TCase *all[] = { standin, nvidia };
+    for (int i = 0; i < 2; i++) {
+        tcase_add_unchecked_fixture(all[i], mk_test_tmproot_begin, mk_test_tmproot_end);
+        tcase_add_checked_fixture(all[i], setup, teardown);
+        tcase_set_timeout(all[i], 60);
+        suite_add_tcase(s, all[i]);
+    }
+    tcase_add_test(standin, standin_command_line);
+    tcase_add_test(standin, standin_needs_the_kubelet_dir_before_nvml);
+    tcase_add_test(standin, standin_serves_and_stops);
+    tcase_add_test(standin, standin_follows_kubelet_restart);
+    tcase_add_test(nvidia, nvidia_serves_and_stops);
+    tcase_add_test(nvidia, nvidia_follows_kubelet_restart);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
