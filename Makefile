@@ -61,6 +61,7 @@ STANDIN_NAMES := $(sort $(basename $(notdir $(wildcard tests/standins/*.c))) \
                         $(notdir $(patsubst %/,%,$(dir $(wildcard tests/standins/*/*.c)))))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
+SUITES   := $(sort $(wildcard fixtures/suites/*.yaml))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 PROTO_C  := $(patsubst src/proto/%.proto,$(B)/gen/%.pb-c.c,$(PROTOS))
@@ -68,7 +69,7 @@ PROTO_O  := $(PROTO_C:.c=.o)
 GEN_O    := $(B)/gen/profiles.o
 CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
-CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o
+CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o $(B)/gen/suites.o
 ENGINE_O := $(call obj,$(filter-out src/mokka.c,$(wildcard src/*.c))) $(PROTO_O)
 TSUPPORT_O := $(call obj,$(TSUPPORT_SRC))
 
@@ -89,9 +90,13 @@ lib: $(LIBNVML)
 cli: $(MOKKA)
 
 # --- generated sources -------------------------------------------------------
-$(B)/gen/profiles.c: lib/core/gen_profiles.sh $(PROFILES)
+$(B)/gen/profiles.c: lib/core/gen_embed.sh $(PROFILES)
 	@mkdir -p $(@D)
-	sh lib/core/gen_profiles.sh $(PROFILES) > $@.tmp && mv $@.tmp $@
+	sh lib/core/gen_embed.sh mk_profile_blobs $(PROFILES) > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/suites.c: lib/core/gen_embed.sh $(SUITES)
+	@mkdir -p $(@D)
+	sh lib/core/gen_embed.sh mk_suite_blobs $(SUITES) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list $(wildcard lib/nvml/abi/*.h)
 	@mkdir -p $(B)/gen
@@ -116,7 +121,11 @@ $(B)/gen/libblob.o: $(B)/gen/libblob.S
 	$(CC) -c -o $@ $<
 
 # --- objects -----------------------------------------------------------------
-$(B)/lib/%.o: lib/%.c | $(B)/gen/fntable.h
+$(B)/lib/core/%.o: lib/core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(call pkgcflags,$(PKGS_LIB)) -MMD -MP -c -o $@ $<
+
+$(B)/lib/nvml/%.o: lib/nvml/%.c | $(B)/gen/fntable.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(call pkgcflags,$(PKGS_LIB)) -MMD -MP -c -o $@ $<
 

@@ -127,7 +127,7 @@ typedef struct mk_device {
     unsigned pci_domain, pci_bus, pci_dev, pci_func;
     uint32_t pci_device_id;    /* 0x20B010DE */
     uint32_t pci_subsys_id;
-    int numa_node;             /* -1: none */
+    int numa_node;             /* -1: none (-2 while loading: not given) */
     unsigned pcie_max_gen, pcie_gen, pcie_max_width, pcie_width;
 
     /* memory */
@@ -138,7 +138,7 @@ typedef struct mk_device {
 
     /* power, mW */
     unsigned power_default_limit, power_min_limit, power_max_limit, power_limit;
-    int power_supported;
+    unsigned power_idle;       /* draw at 0 % utilisation, for `power: follow` */
 
     /* clocks, MHz */
     unsigned clk_max_graphics, clk_max_sm, clk_max_mem, clk_max_video;
@@ -161,11 +161,13 @@ typedef struct mk_device {
     int mig_enabled;
     size_t nmig;
     mk_mig_dev *mig;
+    const struct mk_ynode *mig_request; /* loader-internal: the instances list */
 
     /* NVLink */
     unsigned nvlink_version;
     unsigned nvlinks;                     /* links present */
     int nvlink_peer[MK_MAX_NVLINKS];      /* peer device index, or -1 */
+    unsigned nvlink_peer_link[MK_MAX_NVLINKS]; /* the peer's link number */
 
     size_t nprocs;
     mk_process *procs;

@@ -1,0 +1,26 @@
+/* config_int.h - what the config loader's files share (not for other users:
+ * they call mk_universe_load in universe.h). */
+#ifndef MOKKA_CONFIG_INT_H
+#define MOKKA_CONFIG_INT_H
+
+#include "universe.h"
+#include "ytree.h"
+
+/* config_device.c */
+void mk_device_apply(mk_device *dev, const mk_ynode *map, const char *what, mk_diags *d);
+size_t mk_device_keys(const char **out, size_t max);
+
+/* config_mig.c */
+void mk_config_mig_profiles(mk_device *dev, const mk_ynode *v, mk_diags *d);
+void mk_config_set_mig_request(mk_device *dev, const mk_ynode *instances);
+/* Places the requested MIG instances on the GPU's slices; errors name the
+ * instance that does not fit. */
+void mk_config_mig_layout(mk_device *dev, mk_diags *d);
+
+/* config_topology.c */
+int mk_parse_bus_id(const char *s, mk_device *dev);
+/* Default bus ids, NUMA nodes and minors for devices that name none; checks
+ * uniqueness of bus ids, UUIDs and minors. */
+void mk_config_topology(mk_universe *u, const mk_ynode *topo, mk_diags *d);
+
+#endif

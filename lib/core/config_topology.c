@@ -1,0 +1,209 @@
+/* config_topology.c - where the GPUs sit: PCI bus ids, NUMA nodes, minors,
+ * and the NVLink wiring between them.
+ *
+ * Defaults copy a DGX/HGX board (the eight bus ids of a DGX A100, half the
+ * GPUs on each NUMA node). NVLink wiring is always symmetric: when GPU a's
+ * link i reaches GPU b's link j, b's link j reaches a's link i, because the
+ * device plugin's allocator panics on one-sided topology. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "config_int.h"
+
+static const unsigned dgx_buses[8] = { 0x07, 0x0F, 0x47, 0x4E, 0x87, 0x90, 0xB7, 0xBD };
+
+static void format_bus_id(mk_device *dev)
+{
+    snprintf(dev->bus_id, sizeof dev->bus_id, "%08X:%02X:%02X.%X", dev->pci_domain,
+             dev->pci_bus, dev->pci_dev, dev->pci_func);
+    snprintf(dev->bus_id_legacy, sizeof dev->bus_id_legacy, "%04X:%02X:%02X.%X",
+             dev->pci_domain & 0xffff, dev->pci_bus, dev->pci_dev, dev->pci_func);
+}
+
+static int hex_field(const char *s, size_t len, unsigned *out)
+{
+    unsigned v = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (x < 0)
+            return -1;
+        v = v * 16 + (unsigned)x;
+    }
+    *out = v;
+    return 0;
+}
+
+/* "0000:07:00.0" or "00000000:07:00.0" (hex domain:bus:device.function). */
+int mk_parse_bus_id(const char *s, mk_device *dev)
+{
+    size_t len = strlen(s);
+    size_t dl = len == 12 ? 4 : len == 16 ? 8 : 0;
+    unsigned dom, bus, devn, fn;
+    if (!dl || s[dl] != ':' || s[dl + 3] != ':' || s[dl + 6] != '.' ||
+        hex_field(s, dl, &dom) || hex_field(s + dl + 1, 2, &bus) ||
+        hex_field(s + dl + 4, 2, &devn) || hex_field(s + dl + 7, 1, &fn) ||
+        devn > 0x1f || fn > 7)
+        return -1;
+    dev->pci_domain = dom;
+    dev->pci_bus = bus;
+    dev->pci_dev = devn;
+    dev->pci_func = fn;
+    format_bus_id(dev);
+    return 0;
+}
+
+static int bus_taken(const mk_universe *u, unsigned dom, unsigned bus)
+{
+    for (size_t i = 0; i < u->ndev; i++)
+        if (u->dev[i].bus_id[0] && u->dev[i].pci_domain == dom && u->dev[i].pci_bus == bus)
+            return 1;
+    return 0;
+}
+
+static void default_bus_ids(mk_universe *u)
+{
+    unsigned next = 0;
+    for (size_t i = 0; i < u->ndev; i++) {
+        mk_device *dev = &u->dev[i];
+        if (dev->bus_id[0])
+            continue;
+        unsigned dom = 0, bus;
+        if (u->ndev <= 8 && !bus_taken(u, 0, dgx_buses[i])) {
+            bus = dgx_buses[i];
+        } else {
+            do {
+                dom = next / 60;
+                bus = 0x04 + (next % 60) * 4;
+                next++;
+            } while (bus_taken(u, dom, bus));
+        }
+        dev->pci_domain = dom;
+        dev->pci_bus = bus;
+        dev->pci_dev = 0;
+        dev->pci_func = 0;
+        format_bus_id(dev);
+    }
+}
+
+static void check_unique(const mk_universe *u, mk_diags *d)
+{
+    for (size_t i = 0; i < u->ndev; i++)
+        for (size_t j = 0; j < i; j++) {
+            const mk_device *a = &u->dev[j], *b = &u->dev[i];
+            if (strcasecmp(a->bus_id, b->bus_id) == 0)
+                mk_diag_add(d, MK_DIAG_ERROR, u->config_path, b->line, b->col,
+                            "GPU %u: pciBusID %s is already used by GPU %u", b->index,
+                            b->bus_id_legacy, a->index);
+            if (strcmp(a->uuid, b->uuid) == 0)
+                mk_diag_add(d, MK_DIAG_ERROR, u->config_path, b->line, b->col,
+                            "GPU %u: uuid %s is already used by GPU %u", b->index, b->uuid, a->index);
+            if (a->minor == b->minor)
+                mk_diag_add(d, MK_DIAG_ERROR, u->config_path, b->line, b->col,
+                            "GPU %u: minorNumber %u is already used by GPU %u", b->index,
+                            b->minor, a->index);
+        }
+}
+
+/* Connects GPUs a and b with `links` links, on each side's next free links. */
+static int connect(mk_universe *u, unsigned a, unsigned b, unsigned links)
+{
+    mk_device *da = &u->dev[a], *db = &u->dev[b];
+    for (unsigned k = 0; k < links; k++) {
+        int la = -1, lb = -1;
+        for (unsigned i = 0; i < da->nvlinks && la < 0; i++)
+            if (da->nvlink_peer[i] < 0)
+                la = (int)i;
+        for (unsigned i = 0; i < db->nvlinks && lb < 0; i++)
+            if (db->nvlink_peer[i] < 0)
+                lb = (int)i;
+        if (la < 0 || lb < 0)
+            return -1;
+        da->nvlink_peer[la] = (int)b;
+        da->nvlink_peer_link[la] = (unsigned)lb;
+        db->nvlink_peer[lb] = (int)a;
+        db->nvlink_peer_link[lb] = (unsigned)la;
+    }
+    return 0;
+}
+
+static void wire_all(mk_universe *u)
+{
+    unsigned minlinks = MK_MAX_NVLINKS;
+    size_t n = u->ndev;
+    for (size_t i = 0; i < n; i++)
+        if (u->dev[i].nvlinks < minlinks)
+            minlinks = u->dev[i].nvlinks;
+    if (n < 2 || minlinks == 0)
+        return;
+    unsigned per_pair = minlinks / (unsigned)(n - 1);
+    if (per_pair == 0)
+        return; /* more GPUs than links: an NVSwitch fabric, which Mokka reports as no direct links */
+    for (unsigned a = 0; a < n; a++)
+        for (unsigned b = a + 1; b < n; b++)
+            connect(u, a, b, per_pair);
+}
+
+static void wire_pairs(mk_universe *u, const mk_ynode *list, mk_diags *d)
+{
+    for (size_t i = 0; i < list->n; i++) {
+        const mk_ynode *p = list->vals[i];
+        long long a, b, links = 1;
+        if (p->kind != MK_Y_SEQ || (p->n != 2 && p->n != 3)) {
+            mk_yerr(d, p, "topology.nvlink: expected pairs like [0, 1] or [0, 1, LINKS]");
+            continue;
+        }
+        if (mk_yint(p->vals[0], "GPU index", 0, (long long)u->ndev - 1, &a, d) ||
+            mk_yint(p->vals[1], "GPU index", 0, (long long)u->ndev - 1, &b, d) ||
+            (p->n == 3 && mk_yint(p->vals[2], "links", 1, MK_MAX_NVLINKS, &links, d)))
+            continue;
+        if (a == b) {
+            mk_yerr(d, p, "topology.nvlink: GPU %lld cannot link to itself", a);
+            continue;
+        }
+        if (connect(u, (unsigned)a, (unsigned)b, (unsigned)links) != 0)
+            mk_yerr(d, p, "topology.nvlink: not enough free links on GPU %lld or %lld "
+                    "(each has the links its profile's nvlink.links says)", a, b);
+    }
+}
+
+void mk_config_topology(mk_universe *u, const mk_ynode *topo, mk_diags *d)
+{
+    static const char *const keys[] = { "nvlink", "numaNodes", "cpus", NULL };
+    long long v;
+    const mk_ynode *n;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    u->numa_nodes = u->ndev >= 2 ? 2 : 1;
+    u->cpus = cpus > 0 ? (unsigned)cpus : 1;
+    if (topo) {
+        mk_ycheck_keys(topo, "topology", keys, d);
+        if ((n = mk_yget(topo, "numaNodes")) && mk_yint(n, "numaNodes", 1, 64, &v, d) == 0)
+            u->numa_nodes = (unsigned)v;
+        if ((n = mk_yget(topo, "cpus")) && mk_yint(n, "cpus", 1, 4096, &v, d) == 0)
+            u->cpus = (unsigned)v;
+    }
+    default_bus_ids(u);
+    for (size_t i = 0; i < u->ndev; i++) {
+        mk_device *dev = &u->dev[i];
+        if (dev->numa_node == -2)
+            dev->numa_node = (int)(i * u->numa_nodes / u->ndev);
+        if (dev->numa_node >= (int)u->numa_nodes)
+            mk_diag_add(d, MK_DIAG_ERROR, u->config_path, dev->line, dev->col,
+                        "GPU %u: numaNode %d, but the host has %u NUMA nodes (topology.numaNodes)",
+                        dev->index, dev->numa_node, u->numa_nodes);
+        for (unsigned l = 0; l < MK_MAX_NVLINKS; l++)
+            dev->nvlink_peer[l] = -1;
+    }
+    check_unique(u, d);
+
+    n = topo ? mk_yget(topo, "nvlink") : NULL;
+    if (!n || (n->kind == MK_Y_SCALAR && strcasecmp(n->str, "all") == 0))
+        wire_all(u);
+    else if (n->kind == MK_Y_SEQ)
+        wire_pairs(u, n, d);
+    else if (!(n->kind == MK_Y_SCALAR && strcasecmp(n->str, "none") == 0))
+        mk_yerr(d, n, "topology.nvlink: expected all, none or a list of pairs like [[0, 1], [2, 3]]");
+}

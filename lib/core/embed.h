@@ -1,0 +1,17 @@
+/* embed.h - data files built into the binaries by gen_embed.sh (GPU
+ * profiles in the core, default suites in the CLI). */
+#ifndef MOKKA_EMBED_H
+#define MOKKA_EMBED_H
+
+#include <stddef.h>
+
+typedef struct mk_blob {
+    const char *name;   /* file name without .yaml: "h100-sxm5-80gb" */
+    const char *data;
+    size_t len;
+} mk_blob;
+
+/* The blob called `name` (case-insensitive) in a NULL-name-terminated table. */
+const mk_blob *mk_blob_find(const mk_blob *table, const char *name);
+
+#endif

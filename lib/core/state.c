@@ -1,0 +1,423 @@
+/* state.c - the live-state file: layout, creation, attaching, faults and
+ * wake-ups (see state.h for the model). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "ids.h"
+#include "state.h"
+
+#define ALIGN64(x) (((x) + 63) & ~(uint64_t)63)
+
+uint64_t mk_now_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t mk_now_real_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+typedef struct {
+    uint64_t off_dev, off_names, off_counters, size;
+} layout;
+
+static layout compute_layout(unsigned ndev, unsigned nfn)
+{
+    layout l;
+    l.off_dev = ALIGN64(sizeof(mk_state_hdr));
+    l.off_names = ALIGN64(l.off_dev + (uint64_t)ndev * sizeof(mk_state_dev));
+    l.off_counters = ALIGN64(l.off_names + (uint64_t)nfn * MK_FN_NAME_LEN);
+    l.size = ALIGN64(l.off_counters + (uint64_t)MK_STATE_SLOTS * 2 * nfn * sizeof(uint64_t));
+    l.size = (l.size + 4095) & ~(uint64_t)4095;
+    return l;
+}
+
+static void set_pointers(mk_state *st)
+{
+    char *base = (char *)st->hdr;
+    st->dev = (mk_state_dev *)(base + st->hdr->off_dev);
+    st->names = (char (*)[MK_FN_NAME_LEN])(base + st->hdr->off_names);
+    st->counters = (_Atomic uint64_t *)(base + st->hdr->off_counters);
+}
+
+/* Starting values: what a getter would hand out first. */
+static int64_t initial_value(const mk_universe *u, const mk_device *dev, int m)
+{
+    const mk_lv *lv = &dev->lv[m];
+    switch (lv->kind) {
+    case MK_LV_DRIFT:
+        if (lv->start >= 0)
+            return lv->start;
+        return lv->lo + (int64_t)(mk_mix64(u->seed ^ ((uint64_t)dev->index << 8) ^ (uint64_t)m) %
+                                  (uint64_t)(lv->hi - lv->lo + 1));
+    case MK_LV_NA:
+        return 0;
+    default:
+        return lv->lo;
+    }
+}
+
+static void init_contents(mk_state *st, const mk_universe *u, const char *const *fn_names,
+                          unsigned nfn, const layout *l)
+{
+    mk_state_hdr *h = st->hdr;
+    memset(h, 0, sizeof *h);
+    h->version = MK_STATE_VERSION;
+    h->hdr_size = sizeof *h;
+    h->file_size = l->size;
+    h->ndev = (uint32_t)u->ndev;
+    h->nfn = nfn;
+    h->nslots = MK_STATE_SLOTS;
+    h->dev_size = sizeof(mk_state_dev);
+    h->off_dev = l->off_dev;
+    h->off_names = l->off_names;
+    h->off_counters = l->off_counters;
+    h->epoch_mono_ns = mk_now_mono_ns();
+    h->epoch_real_ns = mk_now_real_ns();
+    snprintf(h->config_path, sizeof h->config_path, "%s", u->config_path ? u->config_path : "");
+    snprintf(h->node, sizeof h->node, "%s", u->node);
+    snprintf(h->driver_version, sizeof h->driver_version, "%s", u->driver_version);
+    set_pointers(st);
+    for (size_t i = 0; i < u->ndev; i++) {
+        const mk_device *dev = &u->dev[i];
+        mk_state_dev *sd = &st->dev[i];
+        memset(sd, 0, sizeof *sd);
+        sd->index = dev->index;
+        sd->nmig = (uint32_t)dev->nmig;
+        snprintf(sd->uuid, sizeof sd->uuid, "%s", dev->uuid);
+        snprintf(sd->name, sizeof sd->name, "%s", dev->name);
+        snprintf(sd->bus_id, sizeof sd->bus_id, "%s", dev->bus_id);
+        for (int m = 0; m < MK_M_COUNT; m++)
+            atomic_store_explicit(&sd->value[m], initial_value(u, dev, m), memory_order_relaxed);
+        atomic_store_explicit(&sd->energy_ns, h->epoch_mono_ns, memory_order_relaxed);
+    }
+    for (unsigned f = 0; f < nfn; f++)
+        snprintf(st->names[f], MK_FN_NAME_LEN, "%s", fn_names[f]);
+    /* Published last: a reader that sees the magic sees a complete file. */
+    atomic_thread_fence(memory_order_release);
+    h->magic = MK_STATE_MAGIC;
+}
+
+static int valid_header(const mk_state_hdr *h, size_t size)
+{
+    if (size < sizeof *h || h->magic != MK_STATE_MAGIC || h->version != MK_STATE_VERSION ||
+        h->hdr_size != sizeof *h || h->dev_size != sizeof(mk_state_dev) || h->file_size > size)
+        return 0;
+    layout l = compute_layout(h->ndev, h->nfn);
+    return l.size == h->file_size && l.off_dev == h->off_dev && l.off_names == h->off_names &&
+           l.off_counters == h->off_counters;
+}
+
+static int same_universe(const mk_state *st, const mk_universe *u, const char *const *fn_names,
+                         unsigned nfn)
+{
+    if (st->hdr->ndev != u->ndev || st->hdr->nfn != nfn)
+        return 0;
+    for (size_t i = 0; i < u->ndev; i++)
+        if (strcmp(st->dev[i].uuid, u->dev[i].uuid) != 0)
+            return 0;
+    for (unsigned f = 0; f < nfn; f++)
+        if (strcmp(st->names[f], fn_names[f]) != 0)
+            return 0;
+    return 1;
+}
+
+static void attach_pid(mk_state *st)
+{
+    int32_t me = (int32_t)getpid();
+    for (int i = 0; i < MK_STATE_PIDS; i++) {
+        int32_t p = atomic_load(&st->hdr->pids[i]);
+        if (p == me)
+            return;
+        if (p == 0 || (kill(p, 0) != 0 && errno == ESRCH))
+            if (atomic_compare_exchange_strong(&st->hdr->pids[i], &p, me))
+                return;
+    }
+}
+
+static int map_file(mk_state *st, int fd, size_t size, char *err, size_t errlen)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map %s: %s", st->path, strerror(errno));
+        return -1;
+    }
+    st->hdr = p;
+    st->size = size;
+    st->shared = 1;
+    return 0;
+}
+
+/* Maps an existing state file if it is one of ours. 1: mapped, 0: absent or
+ * not valid, -1: error. */
+static int try_existing(mk_state *st, char *err, size_t errlen)
+{
+    int fd = open(st->path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "cannot open %s: %s", st->path, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(mk_state_hdr)) {
+        close(fd);
+        return 0;
+    }
+    int rc = map_file(st, fd, (size_t)sb.st_size, err, errlen);
+    close(fd);
+    if (rc)
+        return -1;
+    if (!valid_header(st->hdr, st->size)) {
+        munmap(st->hdr, st->size);
+        st->hdr = NULL;
+        return 0;
+    }
+    set_pointers(st);
+    return 1;
+}
+
+/* Creates the file under a temporary name and publishes it with link()
+ * (fails if another process won the race) or rename() (replacing). */
+static int create_file(mk_state *st, const mk_universe *u, const char *const *fn_names,
+                       unsigned nfn, int replace, char *err, size_t errlen)
+{
+    layout l = compute_layout((unsigned)u->ndev, nfn);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%d.%llx", st->path, (int)getpid(),
+             (unsigned long long)mk_now_mono_ns());
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)l.size) != 0 || map_file(st, fd, l.size, err, errlen) != 0) {
+        if (!err[0])
+            snprintf(err, errlen, "cannot size %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    close(fd);
+    init_contents(st, u, fn_names, nfn, &l);
+    int rc = replace ? rename(tmp, st->path) : link(tmp, st->path);
+    int e = errno;
+    if (!replace)
+        unlink(tmp);
+    if (rc != 0) {
+        munmap(st->hdr, st->size);
+        st->hdr = NULL;
+        if (!replace && e == EEXIST)
+            return 0; /* lost the race: attach to the winner's file */
+        unlink(tmp);
+        snprintf(err, errlen, "cannot publish %s: %s", st->path, strerror(e));
+        return -1;
+    }
+    return 1;
+}
+
+static int open_private(mk_state *st, const mk_universe *u, const char *const *fn_names,
+                        unsigned nfn, char *err, size_t errlen)
+{
+    layout l = compute_layout((unsigned)u->ndev, nfn);
+    void *p = mmap(NULL, l.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        snprintf(err, errlen, "cannot allocate live state: %s", strerror(errno));
+        return -1;
+    }
+    st->hdr = p;
+    st->size = l.size;
+    st->shared = 0;
+    init_contents(st, u, fn_names, nfn, &l);
+    return 0;
+}
+
+int mk_state_open(mk_state *st, const char *dir, const mk_universe *u,
+                  const char *const *fn_names, unsigned nfn, char *err, size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    err[0] = 0;
+    if (!dir || !*dir)
+        return open_private(st, u, fn_names, nfn, err, errlen);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create state directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(st->path, sizeof st->path, "%s/state", dir);
+    for (int attempt = 0; attempt < 5; attempt++) {
+        int rc = try_existing(st, err, errlen);
+        if (rc < 0)
+            return -1;
+        int replace = 0;
+        if (rc == 1) {
+            if (same_universe(st, u, fn_names, nfn)) {
+                attach_pid(st);
+                return 0;
+            }
+            munmap(st->hdr, st->size);
+            st->hdr = NULL;
+            replace = 1;
+        }
+        rc = create_file(st, u, fn_names, nfn, replace, err, errlen);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            attach_pid(st);
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "cannot settle on a state file in %s (too much contention)", dir);
+    return -1;
+}
+
+int mk_state_open_existing(mk_state *st, const char *path, char *err, size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    snprintf(st->path, sizeof st->path, "%s", path);
+    int rc = try_existing(st, err, errlen);
+    if (rc == 0)
+        snprintf(err, errlen, "%s is not a Mokka state file (or it is from another version)", path);
+    return rc == 1 ? 0 : -1;
+}
+
+void mk_state_close(mk_state *st)
+{
+    if (!st->hdr)
+        return;
+    if (st->shared) {
+        int32_t me = (int32_t)getpid();
+        for (int i = 0; i < MK_STATE_PIDS; i++) {
+            int32_t p = me;
+            atomic_compare_exchange_strong(&st->hdr->pids[i], &p, 0);
+        }
+    }
+    munmap(st->hdr, st->size);
+    st->hdr = NULL;
+}
+
+uint64_t mk_state_calls(const mk_state *st, unsigned fn, uint64_t *unsupported)
+{
+    uint64_t calls = 0, uns = 0;
+    unsigned nfn = st->hdr->nfn;
+    for (unsigned s = 0; s < st->hdr->nslots; s++) {
+        _Atomic uint64_t *row = st->counters + (size_t)s * 2 * nfn;
+        calls += atomic_load_explicit(&row[fn], memory_order_relaxed);
+        uns += atomic_load_explicit(&row[nfn + fn], memory_order_relaxed);
+    }
+    if (unsupported)
+        *unsupported = uns;
+    return calls;
+}
+
+/* --- faults and commands ----------------------------------------------------- */
+
+static void push_event(mk_state_dev *sd, mk_event_kind kind, unsigned xid, int mig)
+{
+    uint64_t seq = atomic_fetch_add(&sd->fault_seq, 1) + 1;
+    mk_fault_rec *r = &sd->ring[seq % MK_FAULT_RING];
+    atomic_store_explicit(&r->seq, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    r->kind = kind;
+    r->xid = xid;
+    r->mig = mig;
+    r->time_ns = mk_now_real_ns();
+    atomic_store_explicit(&r->seq, seq, memory_order_release);
+}
+
+static void set_health(mk_state_dev *sd, mk_fault_mode mode)
+{
+    uint32_t h = atomic_load(&sd->health);
+    /* A lost GPU stays lost; anything else takes the newest fault. */
+    while (h != MK_FAULT_LOST && !atomic_compare_exchange_weak(&sd->health, &h, (uint32_t)mode))
+        ;
+}
+
+void mk_state_raise(mk_state *st, unsigned dev, mk_fault_mode mode, unsigned xid, int mig)
+{
+    mk_state_dev *sd = &st->dev[dev];
+    if (mode == MK_FAULT_ECC) {
+        mk_state_raise_ecc(st, dev, 1, mig);
+        return;
+    }
+    set_health(sd, mode);
+    atomic_store(&sd->last_xid, xid);
+    atomic_fetch_add(&sd->xid_count, 1);
+    push_event(sd, MK_EV_XID, xid, mig);
+    mk_state_wake(st);
+}
+
+void mk_state_raise_ecc(mk_state *st, unsigned dev, int double_bit, int mig)
+{
+    mk_state_dev *sd = &st->dev[dev];
+    if (double_bit) {
+        /* A double-bit error makes the GPU unhealthy; the driver reports it
+         * as a DBE event and as XID 48, which is what the device plugin
+         * acts on. */
+        set_health(sd, MK_FAULT_ECC);
+        atomic_fetch_add(&sd->ecc_dbe, 1);
+        uint64_t zero = 0;
+        atomic_compare_exchange_strong(&sd->ecc_since_ns, &zero, mk_now_mono_ns());
+        push_event(sd, MK_EV_ECC_DBE, 0, mig);
+        atomic_store(&sd->last_xid, 48);
+        atomic_fetch_add(&sd->xid_count, 1);
+        push_event(sd, MK_EV_XID, 48, mig);
+    } else {
+        atomic_fetch_add(&sd->ecc_sbe, 1);
+        push_event(sd, MK_EV_ECC_SBE, 0, mig);
+    }
+    mk_state_wake(st);
+}
+
+void mk_state_mark_healthy(mk_state *st, unsigned dev)
+{
+    mk_state_dev *sd = &st->dev[dev];
+    atomic_store(&sd->health, MK_FAULT_NONE);
+    atomic_store(&sd->ecc_since_ns, 0);
+    /* Rules stay fired: a GPU marked healthy by hand is not broken again by
+     * the rule that broke it (until the config changes). */
+    atomic_store(&sd->rules_fired, MK_RULE_AFTER | MK_RULE_TEMP | MK_RULE_MEM);
+    mk_state_wake(st);
+}
+
+void mk_state_pin(mk_state *st, unsigned dev, mk_metric m, int64_t v)
+{
+    mk_state_dev *sd = &st->dev[dev];
+    atomic_store(&sd->pinned[m], v);
+    atomic_store(&sd->value[m], v);
+    atomic_fetch_or(&sd->pinned_mask, 1u << m);
+    mk_state_wake(st);
+}
+
+void mk_state_unpin(mk_state *st, unsigned dev, mk_metric m)
+{
+    atomic_fetch_and(&st->dev[dev].pinned_mask, ~(1u << m));
+    mk_state_wake(st);
+}
+
+void mk_state_wake(mk_state *st)
+{
+    atomic_fetch_add(&st->hdr->wake, 1);
+    syscall(SYS_futex, &st->hdr->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void mk_state_wait(mk_state *st, uint32_t seen, uint64_t timeout_ns)
+{
+    struct timespec ts = { (time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull) };
+    /* Shared (not FUTEX_PRIVATE) so that other processes' wakes reach us. */
+    syscall(SYS_futex, &st->hdr->wake, FUTEX_WAIT, seen, &ts, NULL, 0);
+}

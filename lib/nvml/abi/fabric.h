@@ -1,0 +1,100 @@
+/* fabric.h - GPU fabric (NVSwitch/NVLink fabric manager) state and health. */
+#ifndef MOKKA_NVML_ABI_FABRIC_H
+#define MOKKA_NVML_ABI_FABRIC_H
+
+#include "base.h"
+
+/* --- Fabric state and health ----------------------------------------------- */
+#define NVML_GPU_FABRIC_UUID_LEN            16
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED   1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS   2
+#define NVML_GPU_FABRIC_STATE_COMPLETED     3
+typedef unsigned char nvmlGpuFabricState_t;
+
+/* cliqueId was called partitionId up to NVML 12.2 (same place). */
+typedef struct {
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t;
+
+#define NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_TRUE 1
+#define NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_FALSE 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW 0x3
+#define NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_TRUE 1
+#define NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_FALSE 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ROUTE_RECOVERY 0x3
+#define NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_TRUE 1
+#define NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_FALSE 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY 4
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ROUTE_UNHEALTHY 0x3
+#define NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_TRUE 1
+#define NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_FALSE 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY 6
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ACCESS_TIMEOUT_RECOVERY 0x3
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_NONE 1
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INCORRECT_SYSGUID 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INCORRECT_CHASSIS_SN 3
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_NO_PARTITION 4
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INSUFFICIENT_NVLINKS 5
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INCOMPATIBLE_GPU_FW 6
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_INVALID_LOCATION 7
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_GPU_STATE_INVALID 8
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION 8
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_INCORRECT_CONFIGURATION 0xf
+#define NVML_GPU_FABRIC_HEALTH_MASK_PARTITION_ASSIGNED_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_PARTITION_ASSIGNED_TRUE 1
+#define NVML_GPU_FABRIC_HEALTH_MASK_PARTITION_ASSIGNED_FALSE 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_PARTITION_ASSIGNED 12
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_PARTITION_ASSIGNED 0x3
+#define NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY 1
+#define NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY 2
+#define NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY 3
+
+/* Extract or test one field of nvmlGpuFabricInfo_v3_t.healthMask, e.g.
+ * NVML_GPU_FABRIC_HEALTH_TEST(info.healthMask, _DEGRADED_BW, _TRUE). */
+#define NVML_GPU_FABRIC_HEALTH_GET(var, type) \
+    (((var) >> NVML_GPU_FABRIC_HEALTH_MASK_SHIFT##type) & (NVML_GPU_FABRIC_HEALTH_MASK_WIDTH##type))
+#define NVML_GPU_FABRIC_HEALTH_TEST(var, type, val) \
+    (NVML_GPU_FABRIC_HEALTH_GET(var, type) == NVML_GPU_FABRIC_HEALTH_MASK##type##val)
+
+typedef struct {
+    unsigned int version;
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+    unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+#define nvmlGpuFabricInfo_v2 NVML_STRUCT_VERSION(GpuFabricInfo, 2)
+
+typedef struct {
+    unsigned int version;
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+    unsigned int healthMask;
+    unsigned char healthSummary;
+} nvmlGpuFabricInfo_v3_t;
+/* nvmlGpuFabricInfoV_t was the v2 struct up to NVML 12.9; callers set
+ * .version (nvmlGpuFabricInfo_v2 or _v3) to say which one they pass. */
+typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
+#define nvmlGpuFabricInfo_v3 NVML_STRUCT_VERSION(GpuFabricInfo, 3)
+
+/* --- Fabric queries -------------------------------------------------------- */
+/* deprecated in NVML 13 */
+MK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo);
+MK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo);
+
+#endif
