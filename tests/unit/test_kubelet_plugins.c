@@ -2,14 +2,15 @@
  * processes: the stand-in (build/tests/fake-device-plugin) and, when given,
  * NVIDIA's k8s-device-plugin.
  *
- * The stand-in's command line and early failures are always tested. Serving
- * GPUs needs a working mock NVML: MOKKA_TEST_LIB names a libnvidia-ml.so.1
- * that reports GPUs (the NVML installed on this machine must not be loaded:
- * as root it creates /dev/nvidiactl). NVIDIA's plugin also needs
- * MOKKA_DEVICE_PLUGIN=/path/to/nvidia-device-plugin and root, to give it
- * /var/lib/kubelet/device-plugins (where it always puts its socket) in a
- * private mount namespace. Tests whose needs are not met pass after
- * printing why they were skipped. */
+ * The stand-in's command line and early failures are always tested.
+ * Serving GPUs needs the mock NVML: MOKKA_TEST_LIB, or else the build's
+ * lib/libnvidia-ml.so.1 (faults are injected through its config file). The
+ * NVML installed on this machine is never loaded: as root it creates
+ * /dev/nvidiactl. NVIDIA's plugin also needs MOKKA_DEVICE_PLUGIN=/path/to/
+ * nvidia-device-plugin, root (it always puts its socket in
+ * /var/lib/kubelet/device-plugins, given to it in a private mount
+ * namespace) and an unsanitized mock. Tests whose needs are not met pass
+ * after printing why they were skipped. */
 #include <check.h>
 #include <limits.h>
 #include <sched.h>
@@ -29,33 +30,36 @@
 #define GPU "nvidia.com/gpu"
 #define NVIDIA_DIR "/var/lib/kubelet/device-plugins"
 
-static char standin_bin[PATH_MAX + 64];
+static char standin_bin[PATH_MAX + 64], build_lib[PATH_MAX + 64];
 static const char *dir, *logfile;
-static char lib_env[PATH_MAX + 32];
+static char lib_env[PATH_MAX + 32], config_env[PATH_MAX + 32];
 static mk_kubelet *k;
 static mk_kl_events *events;
 static pid_t plugin = -1;
 static mk_nv_nodes view;   /* the kubelet's view, refreshed by allocatable() */
 
-/* $MOKKA_BUILD/build/tests/fake-device-plugin, or next to this test. */
-static void find_standin(void)
+/* The build under test: $MOKKA_BUILD, or the one this test belongs to
+ * (<build>/build/tests/). Gives the stand-in and the mock library. */
+static void find_build(void)
 {
+    char top[PATH_MAX];
     const char *build = getenv("MOKKA_BUILD");
     if (build && *build) {
-        snprintf(standin_bin, sizeof standin_bin, "%s/build/tests/fake-device-plugin", build);
-        return;
+        snprintf(top, sizeof top, "%s", build);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", top, sizeof top - 1);
+        ck_assert_int_gt(n, 0);
+        top[n] = 0;
+        for (int up = 0; up < 3; up++)
+            *strrchr(top, '/') = 0;
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    ck_assert_int_gt(n, 0);
-    self[n] = 0;
-    *strrchr(self, '/') = 0;
-    snprintf(standin_bin, sizeof standin_bin, "%s/fake-device-plugin", self);
+    snprintf(standin_bin, sizeof standin_bin, "%s/build/tests/fake-device-plugin", top);
+    snprintf(build_lib, sizeof build_lib, "%s/lib/libnvidia-ml.so.1", top);
 }
 
 static void setup(void)
 {
-    find_standin();
+    find_build();
     ck_assert_msg(access(standin_bin, X_OK) == 0, "%s is not built", standin_bin);
     dir = mk_test_tmpdir("plugins");
     logfile = mk_test_path(dir, "plugin.log");
@@ -76,20 +80,61 @@ static void teardown(void)
 
 /* --- what a test needs ------------------------------------------------------ */
 
-/* A directory holding libnvidia-ml.so.1 -> $MOKKA_TEST_LIB, for
- * LD_LIBRARY_PATH (not LD_PRELOAD, which sanitizer builds refuse).
- * NULL, or why not. */
+/* The mock NVML for the plugins: a directory holding libnvidia-ml.so.1 ->
+ * $MOKKA_TEST_LIB or the build's library, put on LD_LIBRARY_PATH (not
+ * LD_PRELOAD, which sanitizer builds refuse). NULL, or why not. */
 static const char *need_mock(void)
 {
     const char *lib = getenv("MOKKA_TEST_LIB");
     char real[PATH_MAX];
     if (!lib || !*lib)
-        return "MOKKA_TEST_LIB does not name a mock libnvidia-ml.so.1";
-    ck_assert_msg(realpath(lib, real), "MOKKA_TEST_LIB=%s does not exist", lib);
+        lib = build_lib;
+    if (!realpath(lib, real))
+        return "no mock NVML: neither MOKKA_TEST_LIB nor the build's lib/libnvidia-ml.so.1";
     ck_assert_int_eq(symlink(real, mk_test_path(dir, "libnvidia-ml.so.1")), 0);
     snprintf(lib_env, sizeof lib_env, "LD_LIBRARY_PATH=%s", dir);
     return NULL;
 }
+
+/* The mock's configuration for the plugins to come (MOCK_CONFIG_PATH). */
+static void use_config(const char *yaml)
+{
+    const char *path = mk_test_path(dir, "mock.yaml");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(yaml, f);
+    ck_assert_int_eq(fclose(f), 0);
+    snprintf(config_env, sizeof config_env, "MOCK_CONFIG_PATH=%s", path);
+}
+
+static const char two_gpus[] =
+    "version: 1.0\n"
+    "profile: a100-sxm4-40gb\n"
+    "count: 2\n"
+    "defaults:\n"
+    "  uuid: auto\n";
+
+/* One second in: GPU 0 a double-bit ECC error (reported with XID 48), GPU
+ * 1 XID 79 (fallen off the bus), GPU 2 XID 13 (an application error,
+ * which plugins ignore). */
+static const char three_gpus_two_fail[] =
+    "version: 1.0\n"
+    "profile: a100-sxm4-40gb\n"
+    "count: 3\n"
+    "defaults:\n"
+    "  uuid: auto\n"
+    "devices:\n"
+    "  - index: 0\n"
+    "    unhealthy_after_seconds: 1\n"
+    "    mode: ecc\n"
+    "  - index: 1\n"
+    "    unhealthy_after_seconds: 1\n"
+    "    xid: 79\n"
+    "    mode: xid\n"
+    "  - index: 2\n"
+    "    unhealthy_after_seconds: 1\n"
+    "    xid: 13\n"
+    "    mode: xid\n";
 
 /* Can this process make a private mount namespace? Tried in a child. */
 static int can_unshare_mounts(void)
@@ -105,11 +150,15 @@ static int can_unshare_mounts(void)
 static const char *need_nvidia(void)
 {
     const char *bin = getenv("MOKKA_DEVICE_PLUGIN");
+    const char *lib = getenv("MOKKA_TEST_LIB");
     if (!bin || !*bin)
         return "MOKKA_DEVICE_PLUGIN does not name NVIDIA's nvidia-device-plugin";
     ck_assert_msg(access(bin, X_OK) == 0, "MOKKA_DEVICE_PLUGIN=%s is not executable", bin);
     if (!can_unshare_mounts())
         return "it needs a private mount namespace (run as root)";
+    if (MK_TEST_SANITIZED && (!lib || !*lib))
+        return "the build's NVML is sanitized and NVIDIA's plugin is not "
+               "(MOKKA_TEST_LIB may name a plain build's)";
     return need_mock();
 }
 
@@ -141,7 +190,7 @@ static pid_t spawn_standin(void)
     char sock[PATH_MAX];
     snprintf(sock, sizeof sock, "%s/kubelet.sock", dir);
     char *argv[] = { standin_bin, "--kubelet-socket", sock, NULL };
-    char *env[] = { lib_env, NULL };
+    char *env[] = { lib_env, config_env, NULL };
     return mk_test_spawn(argv, env, logfile, NULL, NULL);
 }
 
@@ -160,7 +209,7 @@ static int enter_sandbox(void *arg)
 static pid_t spawn_nvidia(void)
 {
     char *argv[] = { getenv("MOKKA_DEVICE_PLUGIN"), NULL };
-    char *env[] = { lib_env, NULL };
+    char *env[] = { lib_env, config_env, NULL };
     return mk_test_spawn(argv, env, logfile, enter_sandbox, (void *)dir);
 }
 
@@ -190,8 +239,20 @@ static int gpus_gone(void *arg)
 static const mk_nv_resource *wait_gpus(void)
 {
     ck_assert_msg(mk_test_wait_for(gpus_up, NULL, 20000), "no GPUs registered; plugin log:\n%s",
-                  mk_test_slurp(logfile));
+                  mk_test_tail(logfile));
     return mk_nv_find_resource(&view.node[0], GPU);
+}
+
+static int log_has_arg(void *text)
+{
+    return strstr(mk_test_slurp(logfile), text) != NULL;
+}
+
+/* Waits for the plugin to log `text` (it may see the kubelet act on its
+ * registration before it logs it). */
+static int log_has(const char *text)
+{
+    return mk_test_wait_for(log_has_arg, (void *)text, 5000);
 }
 
 /* --- the checks both plugins must pass ----------------------------------------- */
@@ -200,6 +261,7 @@ static const mk_nv_resource *wait_gpus(void)
  * NVIDIA_VISIBLE_DEVICES; a preferred allocation comes from the offer. */
 static void check_serves(const char *who, pid_t (*spawn)(void))
 {
+    use_config(two_gpus);
     start_kubelet();
     double t0 = mk_test_now_ms();
     plugin = spawn();
@@ -236,7 +298,7 @@ static void check_serves(const char *who, pid_t (*spawn)(void))
     free(pick[0]);
     free(pick);
     free(offer);
-    ck_assert(strstr(mk_test_slurp(logfile), "Registered device plugin for 'nvidia.com/gpu' with Kubelet"));
+    ck_assert(log_has("Registered device plugin for 'nvidia.com/gpu' with Kubelet"));
 }
 
 /* SIGTERM: it stops serving (socket removed) and exits 0; the kubelet sees
@@ -247,7 +309,7 @@ static void check_sigterm(void)
     int status = mk_test_reap(plugin, SIGTERM, 10000);
     plugin = -1;
     ck_assert_msg(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                  "status %d; log:\n%s", status, mk_test_slurp(logfile));
+                  "status %d; log:\n%s", status, mk_test_tail(logfile));
     struct stat st;
     ck_assert_int_ne(stat(mk_test_path(dir, "nvidia-gpu.sock"), &st), 0);
     ck_assert(mk_kl_events_wait(events, "STREAM_ENDED " GPU, 5000));
@@ -257,6 +319,7 @@ static void check_sigterm(void)
 /* A new kubelet.sock (kubelet restart): the plugin registers again. */
 static void check_kubelet_restart(pid_t (*spawn)(void))
 {
+    use_config(two_gpus);
     start_kubelet();
     plugin = spawn();
     wait_gpus();
@@ -264,9 +327,32 @@ static void check_kubelet_restart(pid_t (*spawn)(void))
     k = NULL;
     start_kubelet();
     wait_gpus();
-    ck_assert_msg(strstr(mk_test_slurp(logfile), "kubelet.sock created, restarting."), "%s",
-                  mk_test_slurp(logfile));
+    ck_assert_msg(log_has("kubelet.sock created, restarting."), "%s", mk_test_tail(logfile));
     ck_assert_int_eq(mk_kl_events_count(events, "REGISTERED " GPU " nvidia-gpu.sock"), 2);
+}
+
+static int one_allocatable(void *arg)
+{
+    return allocatable() == 1;
+}
+
+/* XID 79 and a double-bit ECC error take their GPUs out; XID 13 does not. */
+static void check_health(pid_t (*spawn)(void))
+{
+    use_config(three_gpus_two_fail);
+    start_kubelet();
+    plugin = spawn();
+    const mk_nv_resource *r = wait_gpus();
+    ck_assert_int_eq(r->capacity, 3);
+    ck_assert_msg(mk_test_wait_for(one_allocatable, NULL, 15000),
+                  "allocatable never became 1 of 3; log:\n%s", mk_test_tail(logfile));
+    /* The XID 13 came with the others; nothing more may follow. */
+    char err[256];
+    mk_nodesrc *src = mk_kubelet_nodesrc(k);
+    ck_assert_int_eq(src->wait_change(src, view.version, 2000, err, sizeof err), 0);
+    ck_assert_int_eq(allocatable(), 1);
+    ck_assert_msg(log_has("Xid=79") && log_has("marking device as unhealthy") &&
+                  log_has("Skipping event"), "%s", mk_test_tail(logfile));
 }
 
 /* --- the stand-in ----------------------------------------------------------------- */
@@ -277,7 +363,7 @@ static int run_standin(char *const argv[])
     pid_t pid = mk_test_spawn(argv, NULL, logfile, NULL, NULL);
     int status = mk_test_reap(pid, 0, 10000);
     ck_assert_msg(status != -1 && WIFEXITED(status), "plugin did not exit; log:\n%s",
-                  mk_test_slurp(logfile));
+                  mk_test_tail(logfile));
     return WEXITSTATUS(status);
 }
 
@@ -285,7 +371,7 @@ START_TEST(standin_command_line)
 {
     char *help[] = { standin_bin, "--help", NULL };
     ck_assert_int_eq(run_standin(help), 0);
-    ck_assert_msg(strstr(mk_test_slurp(logfile), "--kubelet-socket PATH"), "%s", mk_test_slurp(logfile));
+    ck_assert_msg(strstr(mk_test_slurp(logfile), "--kubelet-socket PATH"), "%s", mk_test_tail(logfile));
     char *bogus[] = { standin_bin, "--bogus", NULL };
     ck_assert_int_eq(run_standin(bogus), 2);
     char *relative[] = { standin_bin, "--kubelet-socket", "kubelet.sock", NULL };
@@ -304,10 +390,10 @@ START_TEST(standin_needs_the_kubelet_dir_before_nvml)
     ck_assert_int_eq(run_standin(argv), 1);
     const char *log = mk_test_slurp(logfile);
     ck_assert_msg(strstr(log, "failed to create FS watcher for") &&
-                  strstr(log, "No such file or directory"), "%s", log);
+                  strstr(log, "No such file or directory"), "%s", mk_test_tail(logfile));
     /* Lines look like klog's: level, date, time, pid, source. */
     ck_assert_msg(log[0] == 'I' && log[5] == ' ' && log[8] == ':' && log[14] == '.' &&
-                  strstr(log, " fake-device-plugin] "), "%s", log);
+                  strstr(log, " fake-device-plugin] "), "%s", mk_test_tail(logfile));
 }
 END_TEST
 
@@ -316,6 +402,13 @@ START_TEST(standin_serves_and_stops)
     SKIP_UNLESS(need_mock(), "standin_serves_and_stops");
     check_serves("stand-in plugin", spawn_standin);
     check_sigterm();
+}
+END_TEST
+
+START_TEST(standin_health_from_nvml_events)
+{
+    SKIP_UNLESS(need_mock(), "standin_health_from_nvml_events");
+    check_health(spawn_standin);
 }
 END_TEST
 
@@ -333,6 +426,13 @@ START_TEST(nvidia_serves_and_stops)
     SKIP_UNLESS(need_nvidia(), "nvidia_serves_and_stops");
     check_serves("NVIDIA device plugin", spawn_nvidia);
     check_sigterm();
+}
+END_TEST
+
+START_TEST(nvidia_health_from_nvml_events)
+{
+    SKIP_UNLESS(need_nvidia(), "nvidia_health_from_nvml_events");
+    check_health(spawn_nvidia);
 }
 END_TEST
 
@@ -357,8 +457,10 @@ int main(void)
     tcase_add_test(standin, standin_command_line);
     tcase_add_test(standin, standin_needs_the_kubelet_dir_before_nvml);
     tcase_add_test(standin, standin_serves_and_stops);
+    tcase_add_test(standin, standin_health_from_nvml_events);
     tcase_add_test(standin, standin_follows_kubelet_restart);
     tcase_add_test(nvidia, nvidia_serves_and_stops);
+    tcase_add_test(nvidia, nvidia_health_from_nvml_events);
     tcase_add_test(nvidia, nvidia_follows_kubelet_restart);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -147,7 +147,9 @@ void mk_gpus_shutdown(mk_plugin *p)
     nvmlReturn_t r = p->nvml.Shutdown();
     if (r != NVML_SUCCESS)
         mk_log('I', "Error shutting down NVML: %s", mk_nvml_error(p, r));
-    dlclose(p->nvml.lib);
+    /* No dlclose: in NVIDIA's plugin the library stays loaded after its
+     * first use, and a library may keep state across nvmlShutdown that only
+     * its own statics point to. */
     memset(&p->nvml, 0, sizeof p->nvml);
     free(p->gpu);
     p->gpu = NULL;

@@ -105,3 +105,10 @@ const char *mk_test_slurp(const char *path)
     }
     return buf;
 }
+
+const char *mk_test_tail(const char *path)
+{
+    const char *all = mk_test_slurp(path);
+    size_t n = strlen(all);
+    return n > 2000 ? all + n - 2000 : all;
+}

@@ -19,5 +19,7 @@ int mk_test_reap(pid_t pid, int sig, int timeout_ms);
 int mk_test_alive(pid_t pid);
 /* The file's contents (static storage, truncated at 64 KiB). */
 const char *mk_test_slurp(const char *path);
+/* Its last 2000 bytes at most: short enough for a Check failure message. */
+const char *mk_test_tail(const char *path);
 
 #endif

@@ -5,6 +5,18 @@
 
 #include <stddef.h>
 
+/* 1 in a build with a sanitizer (whose libraries other programs cannot load). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MK_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MK_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef MK_TEST_SANITIZED
+#define MK_TEST_SANITIZED 0
+#endif
+
 /* A root for a test case's temporary directories, made and removed by the
  * parent process (Check's unchecked fixture): a test that fails in its
  * forked child skips its teardown, and this still removes what it left. */
