@@ -11,8 +11,26 @@
 
 #include <pthread.h>
 #include <stddef.h>
-#include "nvml_types.h"
+#include "abi/nvml_abi.h"
 #include "rpc.h"
+
+/* The NVML entry points the plugin uses, resolved with dlsym from the
+ * library it dlopens (so it links no NVML; the ABI header gives types). */
+typedef struct mk_nvml {
+    void *lib;
+    __typeof__(nvmlInit_v2) *Init_v2;
+    __typeof__(nvmlShutdown) *Shutdown;
+    __typeof__(nvmlErrorString) *ErrorString;
+    __typeof__(nvmlDeviceGetCount_v2) *DeviceGetCount_v2;
+    __typeof__(nvmlDeviceGetHandleByIndex_v2) *DeviceGetHandleByIndex_v2;
+    __typeof__(nvmlDeviceGetUUID) *DeviceGetUUID;
+    __typeof__(nvmlDeviceGetPciInfo_v3) *DeviceGetPciInfo_v3;
+    __typeof__(nvmlDeviceGetSupportedEventTypes) *DeviceGetSupportedEventTypes;
+    __typeof__(nvmlDeviceRegisterEvents) *DeviceRegisterEvents;
+    __typeof__(nvmlEventSetCreate) *EventSetCreate;
+    __typeof__(nvmlEventSetWait_v2) *EventSetWait_v2;
+    __typeof__(nvmlEventSetFree) *EventSetFree;
+} mk_nvml;
 
 typedef struct mk_gpu {
     char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
