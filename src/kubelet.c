@@ -148,9 +148,7 @@ static void kubelet_free(mk_kubelet *k)
 {
     for (size_t i = 0; i < k->nres; i++) {
         free(k->res[i].name);
-        for (size_t j = 0; j < k->res[i].ndev; j++)
-            free(k->res[i].dev[j].id);
-        free(k->res[i].dev);
+        mk_dp_free_devices(k->res[i].dev, k->res[i].ndev);
     }
     free(k->res);
     pthread_cond_destroy(&k->cv);

@@ -81,35 +81,6 @@ mk_kl_conn *mk_kl_connect(mk_kubelet *k, const char *resource, const char *endpo
     return c;
 }
 
-static void free_devices(mk_nv_device *dev, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(dev[i].id);
-    free(dev);
-}
-
-/* The devices of one ListAndWatch message; -1 if out of memory. */
-static int devices_from(const V1beta1__ListAndWatchResponse *r, mk_nv_device **out,
-                        size_t *healthy)
-{
-    *healthy = 0;
-    *out = r->n_devices ? calloc(r->n_devices, sizeof **out) : NULL;
-    if (r->n_devices && !*out)
-        return -1;
-    for (size_t i = 0; i < r->n_devices; i++) {
-        const V1beta1__Device *d = r->devices[i];
-        mk_nv_device *o = &(*out)[i];
-        if (!(o->id = strdup(d->id))) {
-            free_devices(*out, i);
-            return -1;
-        }
-        o->healthy = strcmp(d->health, MK_DP_HEALTHY) == 0;
-        *healthy += (size_t)o->healthy;
-        o->numa = d->topology && d->topology->n_nodes ? (int)d->topology->nodes[0]->id : -1;
-    }
-    return 0;
-}
-
 static int is_current_locked(mk_kl_conn *c)
 {
     mk_kl_resource *r = mk_kl_find_locked(c->k, c->resource);
@@ -120,22 +91,19 @@ static void on_list(void *ctx, const uint8_t *msg, size_t len)
 {
     mk_kl_conn *c = ctx;
     mk_kubelet *k = c->k;
-    V1beta1__ListAndWatchResponse *r = v1beta1__list_and_watch_response__unpack(NULL, len, msg);
-    mk_nv_device *dev = NULL;
-    size_t healthy = 0, n = r ? r->n_devices : 0;
-    if (!r || devices_from(r, &dev, &healthy)) {
-        mk_kl_emit(k, MK_KL_ERROR, c->resource, c->endpoint, 0, 0,
-                   r ? "out of memory reading a device list" : "malformed ListAndWatchResponse");
-        if (r)
-            v1beta1__list_and_watch_response__free_unpacked(r, NULL);
+    mk_nv_device *dev;
+    size_t n, healthy;
+    char err[128];
+    if (mk_dp_unpack_devices(msg, len, &dev, &n, &healthy, err, sizeof err)) {
+        mk_kl_emit(k, MK_KL_ERROR, c->resource, c->endpoint, 0, 0, err);
         return;
     }
-    v1beta1__list_and_watch_response__free_unpacked(r, NULL);
     size_t total = n;
 
     pthread_mutex_lock(&k->mu);
     int current = is_current_locked(c);
     if (current) {
+        /* Swap the new list in; the old one is freed below. */
         mk_kl_resource *res = mk_kl_find_locked(k, c->resource);
         mk_nv_device *old = res->dev;
         size_t nold = res->ndev;
@@ -146,7 +114,7 @@ static void on_list(void *ctx, const uint8_t *msg, size_t len)
         mk_kl_changed_locked(k);
     }
     pthread_mutex_unlock(&k->mu);
-    free_devices(dev, n);
+    mk_dp_free_devices(dev, n);
     if (current)
         mk_kl_emit(k, MK_KL_DEVICES, c->resource, c->endpoint, healthy, total, NULL);
 }

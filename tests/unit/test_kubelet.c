@@ -27,13 +27,7 @@ static mk_dpd *plugin;
 static void setup(void)
 {
     dir = mk_test_tmpdir("kubelet");
-    mk_kubelet_opts o;
-    events = mk_kl_events_new(&o);
-    o.dial_timeout_ms = 2000;
-    o.call_timeout_ms = 2000;
-    char err[512];
-    k = mk_kubelet_start(dir, &o, err, sizeof err);
-    ck_assert_msg(k, "%s", err);
+    k = mk_kl_events_start_kubelet(dir, &events);
     src = mk_kubelet_nodesrc(k);
 }
 
@@ -43,6 +37,7 @@ static void teardown(void)
     mk_dpd_stop(plugin);
     plugin = NULL;
     mk_kl_events_free(events);
+    events = NULL;
     mk_test_rmtree(dir);
 }
 
@@ -134,7 +129,7 @@ START_TEST(register_rejects_bad_resource_name)
                      "the kubernetes.io domain is reserved for native resources");
     ck_assert_int_eq(mk_dpd_register(plugin, NULL, "gpu", err, sizeof err), MK_RPC_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err, "the ResourceName \"gpu\" is invalid: it must be domain/name"), "%s", err);
-    ck_assert_int_eq(mk_dp_register(dir, MK_DP_VERSION, "example.com/gpu", "", err, sizeof err),
+    ck_assert_int_eq(mk_dpd_register_any(dir, MK_DP_VERSION, "example.com/gpu", "", err, sizeof err),
                      MK_RPC_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err, "sent no endpoint"), "%s", err);
     ck_assert_int_eq(mk_kl_events_count(events, "REJECTED"), 3);
@@ -147,7 +142,7 @@ START_TEST(register_rejects_unreachable_endpoint)
 {
     char err[512], want[1024];
     double t0 = mk_test_now_ms();
-    ck_assert_int_eq(mk_dp_register(dir, MK_DP_VERSION, "example.com/gpu", "nobody.sock",
+    ck_assert_int_eq(mk_dpd_register_any(dir, MK_DP_VERSION, "example.com/gpu", "nobody.sock",
                                     err, sizeof err), MK_RPC_UNAVAILABLE);
     snprintf(want, sizeof want, "UNAVAILABLE: cannot reach the device plugin for example.com/gpu: "
              "cannot connect to %s/nobody.sock: No such file or directory", dir);
@@ -343,10 +338,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("kubelet");
-    TCase *tc = tcase_create("kubelet");
-    tcase_add_unchecked_fixture(tc, mk_test_tmproot_begin, mk_test_tmproot_end);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 30);
+    TCase *tc = mk_test_case(s, "kubelet", setup, teardown, 30);
     tcase_add_test(tc, resource_names);
     tcase_add_test(tc, register_rejects_bad_version);
     tcase_add_test(tc, register_rejects_bad_resource_name);
@@ -360,10 +352,5 @@ int main(void)
     tcase_add_test(tc, live_socket_is_not_taken_over);
     tcase_add_test(tc, stale_socket_is_replaced_other_files_are_not);
     tcase_add_test(tc, start_creates_the_directory);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(s);
 }

@@ -175,14 +175,7 @@ static const char *need_nvidia(void)
 
 static void start_kubelet(void)
 {
-    mk_kubelet_opts o;
-    if (!events)
-        events = mk_kl_events_new(&o);
-    else
-        mk_kl_events_attach(events, &o);
-    char err[512];
-    k = mk_kubelet_start(dir, &o, err, sizeof err);
-    ck_assert_msg(k, "%s", err);
+    k = mk_kl_events_start_kubelet(dir, &events);
 }
 
 static pid_t spawn_standin(void)
@@ -446,25 +439,15 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("kubelet_plugins");
-    TCase *standin = tcase_create("standin"), *nvidia = tcase_create("nvidia");
-    TCase *all[] = { standin, nvidia };
-    for (int i = 0; i < 2; i++) {
-        tcase_add_unchecked_fixture(all[i], mk_test_tmproot_begin, mk_test_tmproot_end);
-        tcase_add_checked_fixture(all[i], setup, teardown);
-        tcase_set_timeout(all[i], 60);
-        suite_add_tcase(s, all[i]);
-    }
+    TCase *standin = mk_test_case(s, "standin", setup, teardown, 60);
     tcase_add_test(standin, standin_command_line);
     tcase_add_test(standin, standin_needs_the_kubelet_dir_before_nvml);
     tcase_add_test(standin, standin_serves_and_stops);
     tcase_add_test(standin, standin_health_from_nvml_events);
     tcase_add_test(standin, standin_follows_kubelet_restart);
+    TCase *nvidia = mk_test_case(s, "nvidia", setup, teardown, 60);
     tcase_add_test(nvidia, nvidia_serves_and_stops);
     tcase_add_test(nvidia, nvidia_health_from_nvml_events);
     tcase_add_test(nvidia, nvidia_follows_kubelet_restart);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(s);
 }

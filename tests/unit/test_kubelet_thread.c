@@ -24,13 +24,7 @@ static int threads0, fds0, sockets0;
 
 static void start_kubelet(void)
 {
-    mk_kubelet_opts o;
-    events = mk_kl_events_new(&o);
-    o.dial_timeout_ms = 2000;
-    o.call_timeout_ms = 2000;
-    char err[512];
-    k = mk_kubelet_start(dir, &o, err, sizeof err);
-    ck_assert_msg(k, "%s", err);
+    k = mk_kl_events_start_kubelet(dir, &events);
     src = mk_kubelet_nodesrc(k);
 }
 
@@ -49,6 +43,7 @@ static void teardown(void)
     mk_dpd_stop(plugin);
     plugin = NULL;
     mk_kl_events_free(events);
+    events = NULL;
     mk_test_rmtree(dir);
 }
 
@@ -295,7 +290,6 @@ START_TEST(stop_leaves_nothing_behind)
 
     /* And again from there: nothing grows. */
     int fds1 = mk_test_nfds();
-    mk_kl_events_free(events);
     start_kubelet();
     plugin = plugin_with("p", 1);
     wait_gpu(1, 1);
@@ -311,20 +305,12 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("kubelet_thread");
-    TCase *tc = tcase_create("kubelet_thread");
-    tcase_add_unchecked_fixture(tc, mk_test_tmproot_begin, mk_test_tmproot_end);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
+    TCase *tc = mk_test_case(s, "kubelet_thread", setup, teardown, 60);
     tcase_add_test(tc, health_update_wakes_wait_change);
     tcase_add_test(tc, plugin_death_makes_allocatable_zero);
     tcase_add_test(tc, second_registration_replaces_the_first);
     tcase_add_test(tc, stop_wakes_waiters);
     tcase_add_test(tc, concurrent_use_while_plugin_reregisters);
     tcase_add_test(tc, stop_leaves_nothing_behind);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(s);
 }

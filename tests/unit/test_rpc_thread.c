@@ -370,10 +370,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("rpc");
-    TCase *tc = tcase_create("rpc");
-    tcase_add_unchecked_fixture(tc, mk_test_tmproot_begin, mk_test_tmproot_end);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 20);
+    TCase *tc = mk_test_case(s, "rpc", setup, teardown, 20);
     tcase_add_test(tc, unary_roundtrip);
     tcase_add_test(tc, unary_errors);
     tcase_add_test(tc, unary_deadline);
@@ -382,10 +379,5 @@ int main(void)
     tcase_add_test(tc, stream_client_close_and_refusal);
     tcase_add_test(tc, concurrent_calls_and_broadcasts);
     tcase_add_test(tc, nothing_left_behind);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(s);
 }

@@ -22,38 +22,13 @@ static int options(void *ctx, const uint8_t *req, size_t len, mk_rpc_buf *resp,
 
 static int pack_list_locked(mk_plugin *p, mk_rpc_buf *out)
 {
-    V1beta1__Device *d = calloc(p->ngpu + 1, sizeof *d);
-    V1beta1__Device **dp = calloc(p->ngpu + 1, sizeof *dp);
-    V1beta1__TopologyInfo *topo = calloc(p->ngpu + 1, sizeof *topo);
-    V1beta1__NUMANode *numa = calloc(p->ngpu + 1, sizeof *numa);
-    V1beta1__NUMANode **numap = calloc(p->ngpu + 1, sizeof *numap);
-    int rc = -1;
-    if (d && dp && topo && numa && numap) {
-        for (size_t i = 0; i < p->ngpu; i++) {
-            v1beta1__device__init(&d[i]);
-            d[i].id = p->gpu[i].uuid;
-            d[i].health = p->gpu[i].healthy ? MK_DP_HEALTHY : MK_DP_UNHEALTHY;
-            if (p->gpu[i].numa >= 0) {
-                v1beta1__numanode__init(&numa[i]);
-                numa[i].id = p->gpu[i].numa;
-                numap[i] = &numa[i];
-                v1beta1__topology_info__init(&topo[i]);
-                topo[i].n_nodes = 1;
-                topo[i].nodes = &numap[i];
-                d[i].topology = &topo[i];
-            }
-            dp[i] = &d[i];
-        }
-        V1beta1__ListAndWatchResponse r = V1BETA1__LIST_AND_WATCH_RESPONSE__INIT;
-        r.n_devices = p->ngpu;
-        r.devices = dp;
-        rc = mk_dp_pack(&r, out);
-    }
-    free(d);
-    free(dp);
-    free(topo);
-    free(numa);
-    free(numap);
+    mk_nv_device *dev = calloc(p->ngpu + 1, sizeof *dev);
+    if (!dev)
+        return -1;
+    for (size_t i = 0; i < p->ngpu; i++)
+        dev[i] = (mk_nv_device){ p->gpu[i].uuid, p->gpu[i].healthy, p->gpu[i].numa };
+    int rc = mk_dp_pack_devices(dev, p->ngpu, out);
+    free(dev);
     return rc;
 }
 
@@ -286,27 +261,11 @@ static int register_with_kubelet(mk_plugin *p, char *err, size_t errlen)
     }
     V1beta1__DevicePluginOptions o = V1BETA1__DEVICE_PLUGIN_OPTIONS__INIT;
     o.get_preferred_allocation_available = 1;
-    V1beta1__RegisterRequest r = V1BETA1__REGISTER_REQUEST__INIT;
-    r.version = MK_DP_VERSION;
-    r.endpoint = p->endpoint;
-    r.resource_name = (char *)p->resource;
-    r.options = &o;
-    mk_rpc_buf req, resp;
-    int code = MK_RPC_INTERNAL;
-    if (mk_dp_pack(&r, &req) == 0) {
-        /* The kubelet dials us back before it answers: allow for that. */
-        code = mk_rpc_call(ch, MK_DP_REGISTER, req.data, req.len, 30000, &resp, why, sizeof why);
-        free(req.data);
-    } else {
-        snprintf(why, sizeof why, "out of memory");
-    }
+    /* The kubelet dials us back before it answers: allow for that. */
+    int code = mk_dp_register(ch, MK_DP_VERSION, p->resource, p->endpoint, &o, 30000,
+                              err, errlen);
     mk_rpc_channel_close(ch);
-    if (code != MK_RPC_OK) {
-        snprintf(err, errlen, "%s", why);
-        return -1;
-    }
-    free(resp.data);
-    return 0;
+    return code == MK_RPC_OK ? 0 : -1;
 }
 
 int mk_service_start(mk_plugin *p, char *err, size_t errlen)

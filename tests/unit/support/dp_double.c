@@ -27,28 +27,10 @@ struct mk_dpd {
 /* The current list as a ListAndWatchResponse. */
 static int pack_list_locked(mk_dpd *p, mk_rpc_buf *out)
 {
-    V1beta1__Device d[MAXDEV], *dp[MAXDEV];
-    V1beta1__TopologyInfo topo[MAXDEV];
-    V1beta1__NUMANode numa[MAXDEV], *numap[MAXDEV];
-    for (size_t i = 0; i < p->ndev; i++) {
-        v1beta1__device__init(&d[i]);
-        d[i].id = p->dev[i].id;
-        d[i].health = p->dev[i].healthy ? MK_DP_HEALTHY : MK_DP_UNHEALTHY;
-        if (p->dev[i].numa >= 0) {
-            v1beta1__numanode__init(&numa[i]);
-            numa[i].id = p->dev[i].numa;
-            numap[i] = &numa[i];
-            v1beta1__topology_info__init(&topo[i]);
-            topo[i].n_nodes = 1;
-            topo[i].nodes = &numap[i];
-            d[i].topology = &topo[i];
-        }
-        dp[i] = &d[i];
-    }
-    V1beta1__ListAndWatchResponse r = V1BETA1__LIST_AND_WATCH_RESPONSE__INIT;
-    r.n_devices = p->ndev;
-    r.devices = dp;
-    return mk_dp_pack(&r, out);
+    mk_nv_device dev[MAXDEV];
+    for (size_t i = 0; i < p->ndev; i++)
+        dev[i] = (mk_nv_device){ p->dev[i].id, p->dev[i].healthy, p->dev[i].numa };
+    return mk_dp_pack_devices(dev, p->ndev, out);
 }
 
 static void send_list_locked(mk_dpd *p)
@@ -248,24 +230,15 @@ void mk_dpd_set_health(mk_dpd *p, const char *id, int healthy)
     pthread_mutex_unlock(&p->mu);
 }
 
-int mk_dp_register(const char *dir, const char *version, const char *resource,
-                   const char *endpoint, char *err, size_t errlen)
+int mk_dpd_register_any(const char *dir, const char *version, const char *resource,
+                        const char *endpoint, char *err, size_t errlen)
 {
     char addr[4400];
     snprintf(addr, sizeof addr, "unix:%s/%s", dir, MK_DP_KUBELET_SOCKET);
     mk_rpc_channel *ch = mk_rpc_dial(addr, 2000, err, errlen);
     if (!ch)
         return MK_RPC_UNAVAILABLE;
-    V1beta1__RegisterRequest r = V1BETA1__REGISTER_REQUEST__INIT;
-    r.version = (char *)version;
-    r.endpoint = (char *)endpoint;
-    r.resource_name = (char *)resource;
-    mk_rpc_buf req, resp;
-    ck_assert_int_eq(mk_dp_pack(&r, &req), 0);
-    int code = mk_rpc_call(ch, MK_DP_REGISTER, req.data, req.len, 15000, &resp, err, errlen);
-    free(req.data);
-    if (code == MK_RPC_OK)
-        free(resp.data);
+    int code = mk_dp_register(ch, version, resource, endpoint, NULL, 15000, err, errlen);
     mk_rpc_channel_close(ch);
     return code;
 }
@@ -273,8 +246,8 @@ int mk_dp_register(const char *dir, const char *version, const char *resource,
 int mk_dpd_register(mk_dpd *p, const char *version, const char *resource,
                     char *err, size_t errlen)
 {
-    return mk_dp_register(p->dir, version ? version : MK_DP_VERSION,
-                          resource ? resource : p->resource, p->endpoint, err, errlen);
+    return mk_dpd_register_any(p->dir, version ? version : MK_DP_VERSION,
+                               resource ? resource : p->resource, p->endpoint, err, errlen);
 }
 
 size_t mk_dpd_streams(mk_dpd *p)

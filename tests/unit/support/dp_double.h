@@ -26,8 +26,8 @@ void mk_dpd_set_health(mk_dpd *p, const char *id, int healthy);
 int mk_dpd_register(mk_dpd *p, const char *version, const char *resource,
                     char *err, size_t errlen);
 /* A Register request as any plugin could send it, to <dir>/kubelet.sock. */
-int mk_dp_register(const char *dir, const char *version, const char *resource,
-                   const char *endpoint, char *err, size_t errlen);
+int mk_dpd_register_any(const char *dir, const char *version, const char *resource,
+                        const char *endpoint, char *err, size_t errlen);
 /* ListAndWatch streams open on the plugin. */
 size_t mk_dpd_streams(mk_dpd *p);
 /* How many times a method was called: "Allocate", "PreStartContainer",

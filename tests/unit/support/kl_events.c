@@ -1,4 +1,6 @@
-/* kl_events.c - the tests' recorder of built-in kubelet events. */
+/* kl_events.c - built-in kubelets for tests and the recorder of their
+ * events. */
+#include <check.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,19 +34,23 @@ static void record(void *ctx, const mk_kubelet_event *ev)
     pthread_mutex_unlock(&e->mu);
 }
 
-void mk_kl_events_attach(mk_kl_events *e, mk_kubelet_opts *opts)
+mk_kubelet *mk_kl_events_start_kubelet(const char *dir, mk_kl_events **e)
 {
-    memset(opts, 0, sizeof *opts);
-    opts->on_event = record;
-    opts->event_ctx = e;
-}
-
-mk_kl_events *mk_kl_events_new(mk_kubelet_opts *opts)
-{
-    mk_kl_events *e = calloc(1, sizeof *e);
-    pthread_mutex_init(&e->mu, NULL);
-    mk_kl_events_attach(e, opts);
-    return e;
+    if (!*e) {
+        *e = calloc(1, sizeof **e);
+        ck_assert_ptr_nonnull(*e);
+        pthread_mutex_init(&(*e)->mu, NULL);
+    }
+    mk_kubelet_opts o = {
+        .dial_timeout_ms = 2000,
+        .call_timeout_ms = 2000,
+        .on_event = record,
+        .event_ctx = *e,
+    };
+    char err[512];
+    mk_kubelet *k = mk_kubelet_start(dir, &o, err, sizeof err);
+    ck_assert_msg(k, "%s", err);
+    return k;
 }
 
 void mk_kl_events_free(mk_kl_events *e)

@@ -1,5 +1,5 @@
-/* kl_events.h - records the built-in kubelet's events as text lines, for
- * tests to wait on and check:
+/* kl_events.h - built-in kubelets for tests, their events recorded as text
+ * lines to wait on and check:
  *   "REGISTERED <resource> <endpoint>"   "REJECTED <resource|-> <msg>"
  *   "DEVICES <resource> <healthy>/<total>"
  *   "STREAM_ENDED <resource> <msg>"      "ERROR <resource|-> <msg>" */
@@ -10,10 +10,10 @@
 
 typedef struct mk_kl_events mk_kl_events;
 
-/* A recorder, and kubelet options (defaults otherwise) that feed it. */
-mk_kl_events *mk_kl_events_new(mk_kubelet_opts *opts);
-/* Kubelet options (defaults otherwise) that feed an existing recorder. */
-void mk_kl_events_attach(mk_kl_events *e, mk_kubelet_opts *opts);
+/* Starts a built-in kubelet in `dir` (2 s dial and call timeouts) whose
+ * events *e records; a recorder is made when *e is NULL, so one can follow
+ * a kubelet and its successors. Aborts the test on failure. */
+mk_kubelet *mk_kl_events_start_kubelet(const char *dir, mk_kl_events **e);
 void mk_kl_events_free(mk_kl_events *e);
 /* Waits until some line starts with `prefix`; 1 found, 0 timed out. */
 int mk_kl_events_wait(mk_kl_events *e, const char *prefix, int timeout_ms);

@@ -20,6 +20,26 @@ static char *ring_slot(void)
     return bufs[__atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) % RING];
 }
 
+TCase *mk_test_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void),
+                    double timeout_s)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_unchecked_fixture(tc, mk_test_tmproot_begin, mk_test_tmproot_end);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, timeout_s);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+int mk_test_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 static char root[4096];
 
 static const char *tmp_base(void)

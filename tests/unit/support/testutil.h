@@ -3,6 +3,7 @@
 #ifndef MOKKA_TESTUTIL_H
 #define MOKKA_TESTUTIL_H
 
+#include <check.h>
 #include <stddef.h>
 
 /* 1 in a build with a sanitizer (whose libraries other programs cannot load). */
@@ -16,6 +17,13 @@
 #ifndef MK_TEST_SANITIZED
 #define MK_TEST_SANITIZED 0
 #endif
+
+/* A test case of `s` with the fixtures every test here uses: the
+ * temporary root below (unchecked), setup/teardown (checked), a timeout. */
+TCase *mk_test_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void),
+                    double timeout_s);
+/* Runs the suite; returns main's exit status. */
+int mk_test_run(Suite *s);
 
 /* A root for a test case's temporary directories, made and removed by the
  * parent process (Check's unchecked fixture): a test that fails in its
