@@ -135,8 +135,15 @@ int mk_gpus_list(mk_plugin *p, char *err, size_t errlen)
 void mk_gpus_reset_health(mk_plugin *p)
 {
     pthread_mutex_lock(&p->mu);
-    for (size_t i = 0; i < p->ngpu; i++)
+    for (size_t i = 0; i < p->ngpu; i++) {
+        /* Asked again, as a restarted plugin would list it anew. */
+        nvmlPciInfo_t pci;
+        nvmlReturn_t r = p->nvml.DeviceGetPciInfo_v3(p->gpu[i].handle, &pci);
+        p->gpu[i].lost = r == NVML_ERROR_GPU_IS_LOST;
         p->gpu[i].healthy = !p->gpu[i].lost;
+        if (p->gpu[i].lost)
+            mk_log('I', "GPU %s is lost; it stays unhealthy", p->gpu[i].uuid);
+    }
     pthread_mutex_unlock(&p->mu);
 }
 

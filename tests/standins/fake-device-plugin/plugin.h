@@ -37,7 +37,7 @@ typedef struct mk_gpu {
     nvmlDevice_t handle;
     int numa;                /* -1 when unknown */
     int healthy;
-    int lost;                /* a query answered GPU_IS_LOST when listed */
+    int lost;                /* a query answered GPU_IS_LOST when last listed */
 } mk_gpu;
 
 typedef struct mk_plugin {
@@ -71,7 +71,8 @@ void mk_log(char level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 int mk_gpus_init_nvml(mk_plugin *p, char *err, size_t errlen);
 /* Lists the GPUs (UUID, NUMA node, lost or not); -1 with err. */
 int mk_gpus_list(mk_plugin *p, char *err, size_t errlen);
-/* Every GPU healthy again unless it was lost, as a freshly started plugin. */
+/* Every GPU healthy again unless it is lost now, as a plugin restarted
+ * after a kubelet restart sees them. */
 void mk_gpus_reset_health(mk_plugin *p);
 void mk_gpus_shutdown(mk_plugin *p);
 const char *mk_nvml_error(const mk_plugin *p, nvmlReturn_t r);
