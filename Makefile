@@ -13,7 +13,7 @@
 #   lib/core/*.c   shared core (config, universe, live state) -> libmokkacore.a
 #   lib/nvml/*.c   NVML entry points                           -> libnvidia-ml.so.1
 #   src/*.c src/cmd/*.c                                         -> mokka
-#   src/*.c but mokka.c   also -> libmokkaengine.a, for tests and stand-ins
+#   src/*.c but mokka.c   the engines, for tests and stand-ins  -> libmokkaengine.a
 #   tests/unit/test_*.c   one Check binary each
 #   tests/unit/support/*.c  test doubles shared by the unit tests -> libmokkatest.a
 #   tests/standins/NAME.c or tests/standins/NAME/*.c  one stand-in program each
@@ -70,7 +70,7 @@ GEN_O    := $(B)/gen/profiles.o
 CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
 CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o $(B)/gen/suites.o
-ENGINE_O := $(call obj,$(filter-out src/mokka.c,$(wildcard src/*.c))) $(PROTO_O)
+ENGINE_O := $(filter-out $(B)/src/mokka.o,$(call obj,$(wildcard src/*.c))) $(PROTO_O)
 TSUPPORT_O := $(call obj,$(TSUPPORT_SRC))
 
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1

@@ -224,7 +224,7 @@ mk_ynode *mk_yget(const mk_ynode *map, const char *key)
 int mk_yis_null(const mk_ynode *n)
 {
     if (!n)
-        return 1;
+        return 0; /* absent is not null */
     if (n->kind != MK_Y_SCALAR || n->quoted)
         return 0;
     return n->str[0] == 0 || strcmp(n->str, "~") == 0 || strcasecmp(n->str, "null") == 0;

@@ -41,7 +41,7 @@ void mk_yfree(mk_ydoc *doc);
 
 /* Map lookup (NULL if absent or `map` is not a map). */
 mk_ynode *mk_yget(const mk_ynode *map, const char *key);
-/* Scalar is YAML null ("", "~", "null"). */
+/* Scalar is YAML null ("", "~", "null"); 0 for a NULL (absent) node. */
 int mk_yis_null(const mk_ynode *n);
 
 /* Typed scalar readers. Each returns 0 on success; on failure it adds an error

@@ -1,13 +1,558 @@
-/* run.c - `mokka run` (placeholder until implemented). */
+/* run.c - `mokka run`: the device plugin on virtual GPUs in a GPU-node
+ * sandbox, a built-in kubelet, suites against what the node advertises, and
+ * a JUnit report.
+ *
+ * Order of events: check the config and the suites (exit 2 on a problem),
+ * find the plugin and the library (exit 3), build the run directory and the
+ * sandbox, start the kubelet, start the plugin under supervision, wait for
+ * it to register, run the suites, stop everything, write the reports. Every
+ * path out of here after the run directory exists goes through finish(),
+ * which writes the reports even for a harness failure and leaves no process
+ * behind. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "cli.h"
 #include "cmds.h"
+#include "embed.h"
+#include "kubelet.h"
+#include "libpath.h"
+#include "plugenv.h"
+#include "report.h"
+#include "runenv.h"
+#include "sandbox.h"
+#include "statedir.h"
+#include "suite.h"
+#include "supervise.h"
+#include "units.h"
 
-const char cmd_run_summary[] = "run (not implemented yet)";
-const char cmd_run_help[] = "Usage: mokka run\n";
+extern const mk_blob mk_suite_blobs[];
+
+const char cmd_run_summary[] = "run the device plugin on virtual GPUs and assert on what the node advertises";
+const char cmd_run_help[] =
+    "Usage: mokka run [OPTIONS] [-- PLUGIN [ARGS...]]\n"
+    "\n"
+    "Runs the NVIDIA device plugin (or any plugin with the same contract) on\n"
+    "Mokka's virtual GPUs, in a GPU-node sandbox with a built-in kubelet; waits\n"
+    "until it registers; runs suites against what the node would advertise;\n"
+    "writes a JUnit report. With no --suite, the built-in smoke suite runs.\n"
+    "\n"
+    "Options:\n"
+    "  -c, --config FILE          the GPU universe (default: 8 x A100-SXM4-40GB)\n"
+    "  -s, --suite FILE           a suite to run; repeatable\n"
+    "      --junit FILE           write JUnit XML to FILE\n"
+    "      --report json[=FILE]   write the JSON report to stdout or FILE\n"
+    "  -t, --timeout DURATION     limit for the whole run (default 5m)\n"
+    "      --register-timeout DURATION\n"
+    "                             how long the plugin may take to register (default 60s)\n"
+    "      --plugin PATH          the plugin binary; arguments after -- go to it\n"
+    "                             (default: the command after --, else\n"
+    "                             nvidia-device-plugin from PATH)\n"
+    "  -e, --env NAME=VALUE       set in the plugin's environment; repeatable\n"
+    "      --node NAME            node name (UUIDs of `uuid: auto` derive from it)\n"
+    "      --no-sandbox           use the real /var/lib/kubelet/device-plugins (only\n"
+    "                             when no kubelet is running); no sysfs, MIG caps or\n"
+    "                             device nodes are provided\n"
+    "      --restart-limit N      plugin crashes restarted before giving up (default 5)\n"
+    "      --keep                 keep the run directory (live state, plugin log)\n"
+    "  -v, --verbose              show the plugin's output as it comes\n"
+    "  -q, --quiet                only the summary and errors\n"
+    "      --color WHEN           auto, always or never\n"
+    "  -h, --help                 show this help\n"
+    "\n"
+    "Exit status: 0 every check passed, 1 a check failed, 2 usage or config\n"
+    "error, 3 the plugin or the environment failed (a report is still written).\n"
+    "\n"
+    "Examples:\n"
+    "  mokka run -- nvidia-device-plugin\n"
+    "  mokka run --config h100.yaml --suite gpu.yaml --junit report.xml \\\n"
+    "      -- nvidia-device-plugin --mig-strategy=mixed\n";
+
+static volatile sig_atomic_t cancel_sig;
+
+static void on_signal(int sig)
+{
+    cancel_sig = sig;
+}
+
+typedef struct run_opts {
+    const char *config, *junit, *json, *plugin, *node;
+    const char **suites;
+    size_t nsuites;
+    char **env;
+    size_t nenv;
+    double timeout, register_timeout;
+    unsigned restart_limit;
+    int no_sandbox, keep, verbose;
+    char *const *plugin_args;
+    size_t nplugin_args;
+} run_opts;
+
+typedef struct run {
+    run_opts o;
+    char config_abs[4096];
+    mk_universe *u;
+    mk_suite **suites;
+    size_t nsuites;
+    char run_dir[4096];
+    mk_sandbox sb;
+    mk_kubelet *kubelet;
+    mk_super *super;
+    mk_plugin_cmd cmd;
+    mk_report rep;
+    double start;
+} run;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --- options -------------------------------------------------------------------- */
+
+static int parse_duration_opt(const char *what, const char *s, double *out)
+{
+    const char *why;
+    if (mk_parse_duration(s, out, &why) != 0 || *out <= 0)
+        return mk_usage_error("run", "%s '%s': %s", what, s, why);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, run_opts *o)
+{
+    enum { O_JUNIT = 1, O_REPORT, O_REGISTER, O_PLUGIN, O_NODE, O_NOSANDBOX, O_RESTART, O_KEEP };
+    static const struct option longopts[] = {
+        {"config", required_argument, 0, 'c'}, {"suite", required_argument, 0, 's'},
+        {"junit", required_argument, 0, O_JUNIT}, {"report", required_argument, 0, O_REPORT},
+        {"timeout", required_argument, 0, 't'}, {"register-timeout", required_argument, 0, O_REGISTER},
+        {"plugin", required_argument, 0, O_PLUGIN}, {"env", required_argument, 0, 'e'},
+        {"node", required_argument, 0, O_NODE}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
+        {"restart-limit", required_argument, 0, O_RESTART}, {"keep", no_argument, 0, O_KEEP},
+        {"verbose", no_argument, 0, 'v'}, MK_COMMON_OPTS,
+        {0, 0, 0, 0}
+    };
+    const mk_cmd *self = mk_find_command("run");
+    o->timeout = 300;
+    o->register_timeout = 60;
+    o->restart_limit = 5;
+    int c;
+    while ((c = getopt_long(argc, argv, "+c:s:t:e:vqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->config = optarg; break;
+        case 's': {
+            const char **v = realloc(o->suites, (o->nsuites + 1) * sizeof *v);
+            if (!v)
+                return MK_EXIT_ENV;
+            o->suites = v;
+            o->suites[o->nsuites++] = optarg;
+            break;
+        }
+        case O_JUNIT: o->junit = optarg; break;
+        case O_REPORT:
+            if (strcmp(optarg, "json") == 0)
+                o->json = "-";
+            else if (strncmp(optarg, "json=", 5) == 0 && optarg[5])
+                o->json = optarg + 5;
+            else
+                return mk_usage_error("run", "--report takes json or json=FILE, not '%s'", optarg);
+            break;
+        case 't': if (parse_duration_opt("--timeout", optarg, &o->timeout)) return MK_EXIT_USAGE; break;
+        case O_REGISTER:
+            if (parse_duration_opt("--register-timeout", optarg, &o->register_timeout))
+                return MK_EXIT_USAGE;
+            break;
+        case O_PLUGIN: o->plugin = optarg; break;
+        case 'e': {
+            if (!strchr(optarg, '=') || optarg[0] == '=')
+                return mk_usage_error("run", "--env takes NAME=VALUE, not '%s'", optarg);
+            char **v = realloc(o->env, (o->nenv + 2) * sizeof *v);
+            if (!v)
+                return MK_EXIT_ENV;
+            o->env = v;
+            o->env[o->nenv++] = optarg;
+            o->env[o->nenv] = NULL;
+            break;
+        }
+        case O_NODE: o->node = optarg; break;
+        case O_NOSANDBOX: o->no_sandbox = 1; break;
+        case O_RESTART: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 0 || n > 1000)
+                return mk_usage_error("run", "--restart-limit takes 0 to 1000, not '%s'", optarg);
+            o->restart_limit = (unsigned)n;
+            break;
+        }
+        case O_KEEP: o->keep = 1; break;
+        case 'v': o->verbose = 1; break;
+        case 'q': mk_quiet = 1; break;
+        default: {
+            int rc = mk_common_opt(self, c == 'h' ? MK_OPT_HELP : c, optarg);
+            if (rc >= 0)
+                return rc == MK_EXIT_OK ? -2 : rc;
+        }
+        }
+    }
+    o->plugin_args = argv + optind;
+    o->nplugin_args = (size_t)(argc - optind);
+    if (o->timeout < o->register_timeout)
+        o->register_timeout = o->timeout;
+    return 0;
+}
+
+/* --- inputs ----------------------------------------------------------------------- */
+
+static void print_diags(const mk_diags *d)
+{
+    char line[2048];
+    for (size_t i = 0; i < d->n; i++) {
+        mk_diag_format(&d->v[i], line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+}
+
+static int load_inputs(run *r)
+{
+    mk_diags d;
+    mk_diags_init(&d);
+    if (r->o.config && !realpath(r->o.config, r->config_abs)) {
+        mk_err("run", "%s: %s", r->o.config, strerror(errno));
+        return MK_EXIT_USAGE;
+    }
+    r->u = mk_universe_load(r->o.config ? r->config_abs : NULL, r->o.node, &d);
+    r->suites = calloc(r->o.nsuites ? r->o.nsuites : 1, sizeof *r->suites);
+    if (r->u && r->suites) {
+        if (!r->o.nsuites) {
+            const mk_blob *b = mk_blob_find(mk_suite_blobs, "smoke");
+            if (b && (r->suites[0] = mk_suite_load_mem("smoke.yaml", b->data, b->len, &d)))
+                r->nsuites = 1;
+        }
+        for (size_t i = 0; i < r->o.nsuites; i++)
+            if ((r->suites[r->nsuites] = mk_suite_load(r->o.suites[i], &d)))
+                r->nsuites++;
+    }
+    print_diags(&d);
+    int bad = d.errors > 0 || !r->u || !r->suites;
+    mk_diags_free(&d);
+    return bad ? MK_EXIT_USAGE : 0;
+}
+
+/* --- progress ---------------------------------------------------------------------- */
+
+static void progress(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(run *r, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    if (mk_quiet)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (isatty(STDERR_FILENO)) {
+        fprintf(stderr, "\r\033[K%s", msg);
+    } else {
+        time_t t = time(NULL);
+        struct tm tm;
+        char stamp[32];
+        gmtime_r(&t, &tm);
+        strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
+        fprintf(stderr, "%s mokka run: %s (%.1fs)\n", stamp, msg, now_s() - r->start);
+    }
+}
+
+static void progress_done(void)
+{
+    if (!mk_quiet && isatty(STDERR_FILENO))
+        fputc('\n', stderr);
+}
+
+static void on_kubelet(void *ctx, const mk_kubelet_event *ev)
+{
+    run *r = ctx;
+    switch (ev->kind) {
+    case MK_KL_REGISTERED:
+        progress(r, "%s registered (socket %s)", ev->resource, ev->endpoint ? ev->endpoint : "?");
+        break;
+    case MK_KL_DEVICES:
+        progress(r, "%s: %zu of %zu devices healthy", ev->resource, ev->healthy, ev->total);
+        break;
+    case MK_KL_REJECTED:
+    case MK_KL_STREAM_ENDED:
+    case MK_KL_ERROR:
+        progress(r, "kubelet: %s%s%s", ev->resource ? ev->resource : "",
+                 ev->resource ? ": " : "", ev->msg ? ev->msg : "");
+        break;
+    }
+}
+
+/* --- waiting for registration ------------------------------------------------------ */
+
+static int registered(mk_nodesrc *src, uint64_t *version, size_t *nres)
+{
+    mk_nv_nodes ns;
+    char err[256];
+    if (src->snapshot(src, &ns, err, sizeof err) != 0)
+        return 0;
+    *version = ns.version;
+    *nres = 0;
+    int devices = 0;
+    for (size_t i = 0; i < ns.n; i++)
+        for (size_t j = 0; j < ns.node[i].nres; j++) {
+            (*nres)++;
+            devices |= ns.node[i].res[j].ndev > 0;
+        }
+    mk_nv_nodes_free(&ns);
+    return devices;
+}
+
+/* Waits until a resource with devices is registered, then until nothing
+ * new arrives for half a second (a MIG plugin registers several resources
+ * one after the other). 0 when registered, else an exit code with the
+ * report's error case filled. */
+static int wait_registered(run *r)
+{
+    mk_nodesrc *src = mk_kubelet_nodesrc(r->kubelet);
+    double deadline = r->start + r->o.register_timeout;
+    uint64_t seen = 0;
+    size_t nres = 0;
+    char err[512];
+    while (!registered(src, &seen, &nres)) {
+        unsigned crashes;
+        char last[600];
+        if (mk_super_status(r->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
+            progress_done();
+            char *tail = malloc(65536);
+            if (tail)
+                mk_super_log_tail(r->super, tail, 65536, 60);
+            mk_rcase *c = mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
+                                          "the plugin %s and crashed %u times; it never registered",
+                                          last, crashes);
+            if (c && tail)
+                c->output = tail;
+            else
+                free(tail);
+            return MK_EXIT_ENV;
+        }
+        if (cancel_sig || now_s() >= deadline) {
+            progress_done();
+            char *tail = malloc(65536);
+            if (tail)
+                mk_super_log_tail(r->super, tail, 65536, 60);
+            mk_rcase *c = cancel_sig
+                ? mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
+                                  "interrupted by signal %d before the plugin registered", (int)cancel_sig)
+                : mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
+                                  "the plugin did not register within %.0fs; last log lines follow",
+                                  r->o.register_timeout);
+            if (c && tail) {
+                mk_rcase_detail(c, "last log lines of the plugin:\n%s", tail);
+                c->output = tail;
+            } else {
+                free(tail);
+            }
+            if (!cancel_sig)
+                mk_err("run", "the plugin did not register within %.0fs", r->o.register_timeout);
+            return MK_EXIT_ENV;
+        }
+        progress(r, "waiting for the plugin to register: %.1fs", now_s() - r->start);
+        src->wait_change(src, seen, 250, err, sizeof err);
+    }
+    for (double quiet_until = now_s() + 0.5; now_s() < quiet_until && !cancel_sig;) {
+        uint64_t before = seen;
+        src->wait_change(src, seen, 100, err, sizeof err);
+        registered(src, &seen, &nres);
+        if (seen != before)
+            quiet_until = now_s() + 0.5;
+    }
+    progress(r, "plugin registered %zu resource%s in %.2fs", nres, nres == 1 ? "" : "s",
+             now_s() - r->start);
+    progress_done();
+    return 0;
+}
+
+/* --- the run ----------------------------------------------------------------------- */
+
+static void *watchdog(void *arg)
+{
+    run *r = arg;
+    while (!cancel_sig) {
+        if (now_s() - r->start >= r->o.timeout) {
+            cancel_sig = SIGALRM;
+            break;
+        }
+        usleep(100000);
+    }
+    return NULL;
+}
+
+static int start(run *r)
+{
+    char err[1024], lib_dir[4096], lib_file[4200], why[512];
+    if (mk_plugin_resolve(r->o.plugin, r->o.plugin_args, r->o.nplugin_args, &r->cmd, err, sizeof err) ||
+        mk_lib_path(lib_dir, sizeof lib_dir, lib_file, sizeof lib_file, err, sizeof err)) {
+        mk_err("run", "%s", err);
+        mk_report_error(&r->rep, "mokka-run", "plugin starts and registers", "%s", err);
+        return MK_EXIT_ENV;
+    }
+    if (!r->o.no_sandbox && !mk_sandbox_available(why, sizeof why)) {
+        mk_err("run", "no GPU-node sandbox here: %s. Run as root, allow unprivileged user "
+               "namespaces, or use --no-sandbox (real paths; only without a running kubelet)", why);
+        mk_report_error(&r->rep, "mokka-run", "sandbox", "no mount namespace: %s", why);
+        return MK_EXIT_ENV;
+    }
+    if (mk_sandbox_prepare(&r->sb, r->run_dir, r->u, !r->o.no_sandbox, err, sizeof err) != 0) {
+        mk_err("run", "%s", err);
+        mk_report_error(&r->rep, "mokka-run", "sandbox", "%s", err);
+        return MK_EXIT_ENV;
+    }
+    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = mk_quiet ? NULL : on_kubelet,
+                           .event_ctx = r };
+    if (!(r->kubelet = mk_kubelet_start(r->sb.kubelet_dir, &ko, err, sizeof err))) {
+        mk_err("run", "built-in kubelet: %s", err);
+        mk_report_error(&r->rep, "mokka-run", "built-in kubelet", "%s", err);
+        return MK_EXIT_ENV;
+    }
+    mk_plugenv_opts po = { lib_file, lib_dir, r->o.config ? r->config_abs : NULL, r->run_dir,
+                           r->o.node, r->o.env };
+    char log_path[4300];
+    snprintf(log_path, sizeof log_path, "%s/plugin.log", r->run_dir);
+    mk_super_opts so = { r->cmd.argv, NULL, &r->sb, log_path, r->o.verbose, r->o.restart_limit, 1 };
+    if (mk_plugin_env(&r->cmd, &po, err, sizeof err) == 0) {
+        so.envp = r->cmd.envp;
+        r->super = mk_super_start(&so, err, sizeof err);
+    }
+    if (!r->super) {
+        mk_err("run", "%s", err);
+        mk_report_error(&r->rep, "mokka-run", "plugin starts and registers", "%s", err);
+        return MK_EXIT_ENV;
+    }
+    progress(r, "started %s in %s", r->cmd.argv[0], r->o.no_sandbox ? "the host's paths" : "the sandbox");
+    progress_done();
+    return wait_registered(r);
+}
+
+static int run_suites(run *r)
+{
+    mk_runenv env;
+    if (mk_runenv_init(&env, mk_kubelet_nodesrc(r->kubelet), MK_ENV_DEVICE_LIST, r->u, r->run_dir,
+                       r->super) != 0)
+        return MK_EXIT_ENV;
+    env.env.cancel = &cancel_sig;
+    for (size_t i = 0; i < r->nsuites && !cancel_sig; i++)
+        mk_suite_run(r->suites[i], &env.env, &r->rep);
+    mk_runenv_free(&env);
+    return 0;
+}
+
+/* Stops everything, writes the reports, cleans up; returns the exit code. */
+static int finish(run *r, int rc)
+{
+    char err[1024];
+    if (r->super)
+        mk_super_stop(r->super, cancel_sig && cancel_sig != SIGALRM ? cancel_sig : SIGTERM, 10000);
+    if (cancel_sig == SIGALRM)
+        mk_report_error(&r->rep, "mokka-run", "run finishes in time",
+                        "the run took longer than --timeout %.0fs", r->o.timeout);
+    else if (cancel_sig)
+        mk_report_error(&r->rep, "mokka-run", "run finishes",
+                        "interrupted by %s", strsignal(cancel_sig));
+    if (r->super) {
+        unsigned crashes;
+        char last[600];
+        mk_super_status(r->super, &crashes, NULL, last, sizeof last);
+        if (crashes)
+            mk_info("run", "the plugin crashed %u time%s during the run (last: %s)", crashes,
+                    crashes == 1 ? "" : "s", last);
+        mk_rsuite *s = r->rep.n ? r->rep.suites[0] : NULL;
+        if (s && !s->output) {
+            s->output = malloc(65536);
+            if (s->output)
+                mk_super_log_tail(r->super, s->output, 65536, 200);
+        }
+        mk_super_free(r->super);
+    }
+    if (r->kubelet)
+        mk_kubelet_stop(r->kubelet);
+    r->rep.time_ms = (long long)((now_s() - r->start) * 1000);
+    if (rc == 0 || r->rep.n) {
+        mk_summary_write(&r->rep, stderr);
+        if (r->o.junit && mk_report_save(&r->rep, r->o.junit, mk_junit_write, err, sizeof err) != 0) {
+            mk_err("run", "%s", err);
+            rc = MK_EXIT_ENV;
+        }
+        if (r->o.json && mk_report_save(&r->rep, r->o.json, mk_report_json_write, err, sizeof err) != 0) {
+            mk_err("run", "%s", err);
+            rc = MK_EXIT_ENV;
+        }
+    }
+    if (rc == 0)
+        rc = mk_report_exit_code(&r->rep);
+    if (cancel_sig)
+        rc = MK_EXIT_ENV;
+    if (r->run_dir[0]) {
+        if (r->o.keep)
+            mk_info("run", "run directory kept: %s (live state, plugin.log)", r->run_dir);
+        else
+            mk_statedir_remove(r->run_dir);
+    }
+    return rc;
+}
+
+static void release(run *r)
+{
+    for (size_t i = 0; i < r->nsuites; i++)
+        mk_suite_free(r->suites[i]);
+    free(r->suites);
+    mk_universe_free(r->u);
+    mk_plugin_cmd_free(&r->cmd);
+    mk_report_free(&r->rep);
+    free(r->o.suites);
+    free(r->o.env);
+}
 
 int cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    mk_err(argv[0], "not implemented yet");
-    return MK_EXIT_ENV;
+    run r;
+    memset(&r, 0, sizeof r);
+    r.start = now_s();
+    mk_report_init(&r.rep);
+    int rc = parse_args(argc, argv, &r.o);
+    if (rc == 0)
+        rc = load_inputs(&r);
+    if (rc != 0) {
+        release(&r);
+        return rc == -2 ? MK_EXIT_OK : rc;
+    }
+    char err[1024];
+    if (mk_statedir_new("run", r.run_dir, sizeof r.run_dir, err, sizeof err) != 0) {
+        mk_err("run", "%s", err);
+        release(&r);
+        return MK_EXIT_ENV;
+    }
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    pthread_t dog;
+    int dog_started = pthread_create(&dog, NULL, watchdog, &r) == 0;
+    rc = start(&r);
+    if (rc == 0)
+        rc = run_suites(&r);
+    rc = finish(&r, rc);
+    if (dog_started) {
+        if (!cancel_sig)
+            cancel_sig = -1; /* stops the watchdog; never a real signal number */
+        pthread_join(dog, NULL);
+    }
+    release(&r);
+    return rc;
 }

@@ -1,0 +1,159 @@
+/* runenv.c - actions and variables for suites run by `mokka run`. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runenv.h"
+#include "units.h"
+
+/* The live state appears when the plugin first calls nvmlInit; attach to it
+ * at the first action that needs it. */
+static int state(mk_runenv *r, char *err, size_t errlen)
+{
+    if (r->st_open)
+        return 0;
+    char why[600];
+    if (mk_state_open_existing(&r->st, r->state_path, why, sizeof why) != 0) {
+        snprintf(err, errlen, "no live state yet (%s): the plugin has not initialised NVML", why);
+        return -1;
+    }
+    if (r->st.hdr->ndev != r->u->ndev) {
+        mk_state_close(&r->st);
+        snprintf(err, errlen, "the live state at %s describes %u GPUs, the config %zu",
+                 r->state_path, r->st.hdr->ndev, r->u->ndev);
+        return -1;
+    }
+    r->st_open = 1;
+    return 0;
+}
+
+static int check_gpu(mk_runenv *r, unsigned gpu, char *err, size_t errlen)
+{
+    if (gpu < r->u->ndev)
+        return 0;
+    snprintf(err, errlen, "gpu %u: the config has GPUs 0 to %zu", gpu, r->u->ndev - 1);
+    return -1;
+}
+
+static int do_inject(mk_suite_env *env, const mk_inject *inj, char *err, size_t errlen)
+{
+    mk_runenv *r = (mk_runenv *)env;
+    if (check_gpu(r, inj->gpu, err, errlen) || state(r, err, errlen))
+        return -1;
+    switch (inj->kind) {
+    case MK_INJECT_XID: mk_state_raise(&r->st, inj->gpu, MK_FAULT_XID, inj->xid, -1); break;
+    case MK_INJECT_ECC_DOUBLE: mk_state_raise_ecc(&r->st, inj->gpu, 1, -1); break;
+    case MK_INJECT_ECC_SINGLE: mk_state_raise_ecc(&r->st, inj->gpu, 0, -1); break;
+    case MK_INJECT_LOST: mk_state_raise(&r->st, inj->gpu, MK_FAULT_LOST, 79, -1); break;
+    case MK_INJECT_HEALTHY: mk_state_mark_healthy(&r->st, inj->gpu); break;
+    }
+    return 0;
+}
+
+static int do_set(mk_suite_env *env, unsigned gpu, const char *metric, const char *value,
+                  char *err, size_t errlen)
+{
+    mk_runenv *r = (mk_runenv *)env;
+    int m = mk_metric_by_name(metric);
+    int64_t v;
+    const char *why;
+    if (m < 0) {
+        snprintf(err, errlen, "unknown metric '%s'", metric);
+        return -1;
+    }
+    if (mk_parse_quantity(mk_metrics[m].unit, value, &v, &why) != 0) {
+        snprintf(err, errlen, "%s: '%s': %s", metric, value, why);
+        return -1;
+    }
+    if (check_gpu(r, gpu, err, errlen) || state(r, err, errlen))
+        return -1;
+    mk_state_pin(&r->st, gpu, (mk_metric)m, v);
+    return 0;
+}
+
+static int do_restart(mk_suite_env *env, char *err, size_t errlen)
+{
+    mk_runenv *r = (mk_runenv *)env;
+    return mk_super_restart(r->super, err, errlen);
+}
+
+static char *do_log_tail(mk_suite_env *env)
+{
+    mk_runenv *r = (mk_runenv *)env;
+    size_t len = 64 * 1024;
+    char *buf = malloc(len);
+    if (buf)
+        mk_super_log_tail(r->super, buf, len, 60);
+    return buf;
+}
+
+static int add_var(mk_runenv *r, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int add_var(mk_runenv *r, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    char *n = strdup(name), *v = NULL;
+    va_start(ap, fmt);
+    int rc = vasprintf(&v, fmt, ap);
+    va_end(ap);
+    mk_suite_var *vars = realloc(r->vars, (r->nvars + 1) * sizeof *vars);
+    char **text = realloc(r->var_text, (r->nvars + 1) * 2 * sizeof *text);
+    if (vars) r->vars = vars;
+    if (text) r->var_text = text;
+    if (rc < 0 || !n || !vars || !text) {
+        free(n);
+        if (rc >= 0) free(v);
+        return -1;
+    }
+    r->var_text[2 * r->nvars] = n;
+    r->var_text[2 * r->nvars + 1] = v;
+    r->vars[r->nvars] = (mk_suite_var){ n, v };
+    r->nvars++;
+    return 0;
+}
+
+int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_universe *u,
+                   const char *state_dir, mk_super *super)
+{
+    memset(r, 0, sizeof *r);
+    r->u = u;
+    r->super = super;
+    snprintf(r->state_path, sizeof r->state_path, "%s/state", state_dir);
+    r->env.src = src;
+    r->env.caps = caps;
+    r->env.inject = do_inject;
+    r->env.set = do_set;
+    r->env.restart_plugin = super ? do_restart : NULL;
+    r->env.log_tail = super ? do_log_tail : NULL;
+    r->env.progress = mk_suite_progress_stderr;
+    size_t migs = 0;
+    int rc = add_var(r, "gpus", "%zu", u->ndev) | add_var(r, "node", "%s", u->node) |
+             add_var(r, "driver", "%s", u->driver_version);
+    for (size_t i = 0; i < u->ndev && rc == 0; i++) {
+        char name[32];
+        const mk_device *d = &u->dev[i];
+        snprintf(name, sizeof name, "uuid.%zu", i);
+        rc |= add_var(r, name, "%s", d->uuid);
+        snprintf(name, sizeof name, "bus.%zu", i);
+        rc |= add_var(r, name, "%s", d->bus_id);
+        snprintf(name, sizeof name, "name.%zu", i);
+        rc |= add_var(r, name, "%s", d->name);
+        snprintf(name, sizeof name, "mig.%zu", i);
+        rc |= add_var(r, name, "%zu", d->nmig);
+        migs += d->nmig;
+    }
+    rc |= add_var(r, "migs", "%zu", migs);
+    r->env.vars = r->vars;
+    r->env.nvars = r->nvars;
+    return rc ? -1 : 0;
+}
+
+void mk_runenv_free(mk_runenv *r)
+{
+    if (r->st_open)
+        mk_state_close(&r->st);
+    for (size_t i = 0; i < 2 * r->nvars; i++)
+        free(r->var_text[i]);
+    free(r->var_text);
+    free(r->vars);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,109 @@
+/* suite.h - assertion suites: loading a suite file and running it against a
+ * node view, with actions (inject, set, restart-plugin, wait) and `within:`
+ * waits, into the report model.
+ *
+ * The engine never knows whether the built-in kubelet or the API server is
+ * behind the view: an environment (mk_suite_env) hands it a node source,
+ * callbacks for the actions it can do, and variables such as ${gpus}.
+ * The file format is described in fixtures/suites/README.md. */
+#ifndef MOKKA_SUITE_H
+#define MOKKA_SUITE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include "diag.h"
+#include "nodeview.h"
+#include "report.h"
+
+typedef struct mk_suite mk_suite;
+
+/* Loads and checks a suite. Every problem is added to d with file:line:col
+ * (this is what `mokka lint` prints); returns NULL when there was an error. */
+mk_suite *mk_suite_load(const char *path, mk_diags *d);
+/* The same from memory; `name` stands for the file in diagnostics and gives
+ * the default suite name. */
+mk_suite *mk_suite_load_mem(const char *name, const char *yaml, size_t len, mk_diags *d);
+void mk_suite_free(mk_suite *s);
+const char *mk_suite_name(const mk_suite *s);
+size_t mk_suite_ncases(const mk_suite *s);
+
+/* A fault for the environment to inject into the mock GPUs. */
+typedef enum {
+    MK_INJECT_XID,          /* XID critical error `xid` */
+    MK_INJECT_ECC_DOUBLE,   /* double-bit (uncorrectable) ECC error */
+    MK_INJECT_ECC_SINGLE,   /* single-bit (corrected) ECC error */
+    MK_INJECT_LOST,         /* the GPU falls off the bus */
+    MK_INJECT_HEALTHY       /* clear faults: the GPU is healthy again */
+} mk_inject_kind;
+
+typedef struct mk_inject {
+    mk_inject_kind kind;
+    unsigned gpu;           /* GPU index in the config */
+    unsigned xid;           /* MK_INJECT_XID only */
+} mk_inject;
+
+/* What the runner is doing, for a progress display. */
+typedef enum {
+    MK_PROGRESS_CASE,       /* a case starts */
+    MK_PROGRESS_WAIT,       /* still waiting (wait: or within:); about 4 times a second */
+    MK_PROGRESS_DONE        /* a case ended; `status` is its worst result */
+} mk_progress_phase;
+
+typedef struct mk_progress {
+    mk_progress_phase phase;
+    const char *suite;
+    const char *name;       /* the case */
+    size_t index, total;    /* 1-based case number, number of cases */
+    long long waited_ms, limit_ms;   /* WAIT: how long so far, out of how long */
+    mk_status status;       /* DONE */
+} mk_progress;
+
+/* A variable for ${name} in suite values. */
+typedef struct mk_suite_var {
+    const char *name, *value;
+} mk_suite_var;
+
+/* What the view can show, beyond capacity and allocatable. */
+enum {
+    MK_ENV_DEVICE_LIST = 1,   /* the plugin's device list: ids, health, NUMA (built-in kubelet) */
+    MK_ENV_NODE_OBJECTS = 2   /* labels, annotations, conditions, taints (API server) */
+};
+
+typedef struct mk_suite_env mk_suite_env;
+struct mk_suite_env {
+    mk_nodesrc *src;
+    unsigned caps;                /* MK_ENV_* */
+    const char *const *nodes;     /* NULL-terminated names to check; NULL: all in the view */
+    const mk_suite_var *vars;     /* ${name} values (fixtures/suites/README.md) */
+    size_t nvars;
+
+    /* Actions. NULL when this environment cannot do them: a case that asks
+     * becomes an ERROR saying so. Each returns 0, or -1 with err set. */
+    int (*inject)(mk_suite_env *env, const mk_inject *inj, char *err, size_t errlen);
+    int (*set)(mk_suite_env *env, unsigned gpu, const char *metric, const char *value,
+               char *err, size_t errlen);
+    int (*restart_plugin)(mk_suite_env *env, char *err, size_t errlen);
+
+    /* Optional: the plugin's recent log, attached to failures and to the
+     * suite (malloc'd, or NULL). */
+    char *(*log_tail)(mk_suite_env *env);
+    /* Optional: progress reports (mk_suite_progress_stderr prints them). */
+    void (*progress)(mk_suite_env *env, const mk_progress *p);
+    /* Optional: set asynchronously (SIGINT, SIGTERM) to stop early; the
+     * running case becomes an ERROR and the rest are skipped. */
+    volatile sig_atomic_t *cancel;
+    void *user;                   /* for the callbacks */
+};
+
+/* Runs every case (for each node to check) and adds one report suite with
+ * one result per case and node. Returns mk_report_exit_code's value for
+ * these results: 0 passed, 1 failed, 3 errors. */
+int mk_suite_run(const mk_suite *s, mk_suite_env *env, mk_report *rep);
+
+/* A progress callback for the CLI: on a terminal one line that updates in
+ * place ("case 2/5 'xid 79' waiting 3.2s of 30s"), otherwise timestamped
+ * lines at the start and end of each case and every 10 s of waiting.
+ * Prints nothing under --quiet. */
+void mk_suite_progress_stderr(mk_suite_env *env, const mk_progress *p);
+
+#endif

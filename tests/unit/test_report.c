@@ -1,0 +1,291 @@
+/* test_report.c - the report model (totals, exit codes, harness errors,
+ * timestamps), atomic saving, the JSON writer's schema and the terminal
+ * summary with and without colour. */
+#include <check.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "report.h"
+
+/* Captures what a writer writes. */
+static char *written(int (*writer)(const mk_report *, FILE *), const mk_report *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(writer(r, f), 0);
+    fclose(f);
+    return buf;
+}
+
+/* One suite with one case of each status, with fixed times. */
+static void sample(mk_report *r)
+{
+    mk_report_init(r);
+    mk_rsuite *s = mk_report_add_suite(r, "smoke", "fixtures/suites/smoke.yaml");
+    s->time_ms = 1234;
+    mk_rcase *c = mk_rsuite_add_case(s, "registered", "node-a");
+    c->line = 4;
+    c->time_ms = 4;
+    c = mk_rsuite_add_case(s, "xid 79", "node-a");
+    c->line = 12;
+    c->time_ms = 30001;
+    mk_rcase_set(c, MK_ST_FAIL, "timeout", "after 30s: allocatable is %d, expected %d", 8, 7);
+    mk_rcase_detail(c, "expected: allocatable 7");
+    mk_rcase_detail(c, "actual:   allocatable 8");
+    c->output = strdup("\033[31mE0101 health check failed\033[0m\n");
+    c = mk_rsuite_add_case(s, "restart", "node-a");
+    mk_rcase_set(c, MK_ST_ERROR, "action", "restart-plugin failed: timeout");
+    c = mk_rsuite_add_case(s, "mig", "node-a");
+    mk_rcase_set(c, MK_ST_SKIP, "skipped", "needs MIG");
+}
+
+START_TEST(test_totals_and_exit_codes)
+{
+    mk_report r;
+    mk_report_init(&r);
+    ck_assert_int_eq(mk_report_exit_code(&r), MK_EXIT_OK);
+    mk_rsuite *s = mk_report_add_suite(&r, "a", NULL);
+    mk_rcase *pass = mk_rsuite_add_case(s, "p", NULL);
+    mk_rcase *skip = mk_rsuite_add_case(s, "s", NULL);
+    mk_rcase_set(skip, MK_ST_SKIP, NULL, NULL);
+    ck_assert_int_eq(mk_report_exit_code(&r), MK_EXIT_OK);
+    mk_rcase_set(pass, MK_ST_FAIL, "assertion", "x");
+    ck_assert_int_eq(mk_report_exit_code(&r), MK_EXIT_FAIL);
+    mk_rsuite *s2 = mk_report_add_suite(&r, "b", NULL);
+    mk_rcase_set(mk_rsuite_add_case(s2, "e", NULL), MK_ST_ERROR, "harness", "y");
+    ck_assert_int_eq(mk_report_exit_code(&r), MK_EXIT_ENV);   /* errors win */
+    s->time_ms = 10;
+    s2->time_ms = 5;
+    mk_totals t = mk_report_totals(&r);
+    ck_assert_uint_eq(t.tests, 3);
+    ck_assert_uint_eq(t.passed, 0);
+    ck_assert_uint_eq(t.failures, 1);
+    ck_assert_uint_eq(t.errors, 1);
+    ck_assert_uint_eq(t.skipped, 1);
+    ck_assert_int_eq(t.time_ms, 15);                  /* the sum, unless the run was timed */
+    r.time_ms = 40;
+    ck_assert_int_eq(mk_report_totals(&r).time_ms, 40);
+    ck_assert_str_eq(pass->classname, "mokka.a");
+    ck_assert_str_eq(mk_status_name(MK_ST_SKIP), "skipped");
+    mk_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_harness_error)
+{
+    mk_report r;
+    mk_report_init(&r);
+    mk_rcase *c = mk_report_error(&r, "mokka", "plugin registration",
+                                  "the plugin did not register within %ds", 60);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_str_eq(r.suites[0]->name, "mokka");
+    ck_assert_int_eq(c->status, MK_ST_ERROR);
+    ck_assert_str_eq(c->type, "harness");
+    ck_assert_str_eq(c->message, "the plugin did not register within 60s");
+    mk_report_error(&r, "mokka", "second", "again");
+    ck_assert_uint_eq(r.n, 1);                        /* same suite */
+    ck_assert_uint_eq(r.suites[0]->n, 2);
+    ck_assert_int_eq(mk_report_exit_code(&r), MK_EXIT_ENV);
+    mk_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_several_nodes_and_names)
+{
+    mk_report r;
+    mk_report_init(&r);
+    mk_rsuite *s = mk_report_add_suite(&r, "", NULL);
+    ck_assert_str_eq(s->name, "mokka");
+    mk_rcase *c = mk_rsuite_add_case(s, "", NULL);
+    ck_assert_str_eq(c->name, "(unnamed)");
+    ck_assert_int_eq(mk_rsuite_several_nodes(s), 0);
+    mk_rsuite_add_case(s, "a", "n1");
+    mk_rsuite_add_case(s, "a", "n1");
+    ck_assert_int_eq(mk_rsuite_several_nodes(s), 0);
+    mk_rsuite_add_case(s, "a", "n2");
+    ck_assert_int_eq(mk_rsuite_several_nodes(s), 1);
+    mk_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_source_date_epoch)
+{
+    mk_report r;
+    mk_report_init(&r);
+    setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+    ck_assert_int_eq(mk_report_add_suite(&r, "a", NULL)->timestamp, 1700000000);
+    setenv("SOURCE_DATE_EPOCH", "yesterday", 1);       /* ignored, like other tools do */
+    ck_assert_int_gt(mk_report_add_suite(&r, "b", NULL)->timestamp, 1700000000);
+    unsetenv("SOURCE_DATE_EPOCH");
+    mk_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_save)
+{
+    mk_report r;
+    sample(&r);
+    char dir[] = "/tmp/mokka-report-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64], err[256];
+    snprintf(path, sizeof path, "%s/out.xml", dir);
+    ck_assert_int_eq(mk_report_save(&r, path, mk_junit_write, err, sizeof err), 0);
+    ck_assert_int_eq(access(path, R_OK), 0);
+    ck_assert_int_eq(rmdir(dir), -1);                  /* only out.xml, no temporary left */
+    unlink(path);
+    ck_assert_int_eq(rmdir(dir), 0);
+    ck_assert_int_eq(mk_report_save(&r, "/nonexistent/out.xml", mk_junit_write, err, sizeof err), -1);
+    ck_assert_str_eq(err, "cannot write /nonexistent/out.xml: No such file or directory");
+    mk_report_free(&r);
+}
+END_TEST
+
+/* --- JSON ----------------------------------------------------------------------- */
+
+START_TEST(test_json)
+{
+    mk_report r;
+    sample(&r);
+    r.suites[0]->timestamp = 1700000000;
+    char *text = written(mk_report_json_write, &r);
+    ck_assert_ptr_null(strchr(text, '\033'));
+    json_error_t jerr;
+    json_t *root = json_loads(text, 0, &jerr);
+    ck_assert_msg(root != NULL, "%s", jerr.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "version")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "tool")), "mokka");
+    ck_assert_str_eq(json_string_value(json_object_get(root, "mokka_version")), MOKKA_VERSION);
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "time_ms")), 1234);
+    json_t *totals = json_object_get(root, "totals");
+    ck_assert_int_eq(json_integer_value(json_object_get(totals, "tests")), 4);
+    ck_assert_int_eq(json_integer_value(json_object_get(totals, "passed")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(totals, "failures")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(totals, "errors")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(totals, "skipped")), 1);
+
+    json_t *suite = json_array_get(json_object_get(root, "suites"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(suite, "name")), "smoke");
+    ck_assert_str_eq(json_string_value(json_object_get(suite, "timestamp")), "2023-11-14T22:13:20Z");
+    ck_assert(json_is_null(json_object_get(suite, "log")));
+    json_t *cases = json_object_get(suite, "cases");
+    ck_assert_uint_eq(json_array_size(cases), 4);
+
+    json_t *pass = json_array_get(cases, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(pass, "status")), "pass");
+    ck_assert_str_eq(json_string_value(json_object_get(pass, "classname")), "mokka.smoke");
+    ck_assert_str_eq(json_string_value(json_object_get(pass, "file")), "fixtures/suites/smoke.yaml");
+    ck_assert_int_eq(json_integer_value(json_object_get(pass, "line")), 4);
+    ck_assert_str_eq(json_string_value(json_object_get(pass, "node")), "node-a");
+    ck_assert_int_eq(json_integer_value(json_object_get(pass, "time_ms")), 4);
+    ck_assert(json_is_null(json_object_get(pass, "message")));
+    ck_assert(json_is_null(json_object_get(pass, "detail")));
+
+    json_t *fail = json_array_get(cases, 1);
+    ck_assert_str_eq(json_string_value(json_object_get(fail, "status")), "fail");
+    ck_assert_str_eq(json_string_value(json_object_get(fail, "type")), "timeout");
+    ck_assert_str_eq(json_string_value(json_object_get(fail, "message")),
+                     "after 30s: allocatable is 8, expected 7");
+    ck_assert_str_eq(json_string_value(json_object_get(fail, "detail")),
+                     "expected: allocatable 7\nactual:   allocatable 8");
+    ck_assert_str_eq(json_string_value(json_object_get(fail, "log")), "E0101 health check failed\n");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cases, 2), "status")), "error");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(cases, 3), "status")), "skipped");
+    json_decref(root);
+    free(text);
+    mk_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_json_bad_utf8)
+{
+    mk_report r;
+    mk_report_init(&r);
+    mk_rcase *c = mk_rsuite_add_case(mk_report_add_suite(&r, "s", NULL), "bad \xff byte", NULL);
+    c->output = strdup("log \xc3");
+    char *text = written(mk_report_json_write, &r);
+    json_t *root = json_loads(text, 0, NULL);
+    ck_assert_ptr_nonnull(root);
+    json_decref(root);
+    free(text);
+    mk_report_free(&r);
+}
+END_TEST
+
+/* --- summary -------------------------------------------------------------------- */
+
+START_TEST(test_summary_plain)
+{
+    mk_report r;
+    sample(&r);
+    mk_color_set("auto");                              /* a memory stream is no terminal */
+    char *text = written(mk_summary_write, &r);
+    ck_assert_str_eq(text,
+        "smoke (fixtures/suites/smoke.yaml)\n"
+        "PASS   registered (4ms)\n"
+        "FAIL   xid 79 (30.001s)\n"
+        "       after 30s: allocatable is 8, expected 7\n"
+        "         expected: allocatable 7\n"
+        "         actual:   allocatable 8\n"
+        "ERROR  restart (0s)\n"
+        "       restart-plugin failed: timeout\n"
+        "SKIP   mig (0s)\n"
+        "       needs MIG\n"
+        "ERROR: 4 tests, 1 passed, 1 failed, 1 error, 1 skipped in 1.234s\n");
+    free(text);
+    mk_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_summary_nodes_and_colour)
+{
+    mk_report r;
+    mk_report_init(&r);
+    mk_rsuite *s = mk_report_add_suite(&r, "multi", NULL);
+    mk_rsuite_add_case(s, "eight", "gpu-1");
+    mk_rcase *c = mk_rsuite_add_case(s, "eight \033[1mloud\033[0m", "gpu-2");
+    mk_rcase_set(c, MK_ST_FAIL, "assertion", "capacity is 4, expected 8");
+    mk_color_set("always");
+    char *text = written(mk_summary_write, &r);
+    mk_color_set("auto");
+    ck_assert_str_eq(text,
+        "\033[1mmulti\033[0m\n"
+        "\033[32mPASS \033[0m  eight [gpu-1] (0s)\n"
+        "\033[1;31mFAIL \033[0m  eight loud [gpu-2] (0s)\n"
+        "       capacity is 4, expected 8\n"
+        "\033[1;31mFAILED\033[0m: 2 tests, 1 passed, 1 failed, 0 errors, 0 skipped in 0s\n");
+    free(text);
+    mk_report_free(&r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("model");
+    tcase_add_test(tc, test_totals_and_exit_codes);
+    tcase_add_test(tc, test_harness_error);
+    tcase_add_test(tc, test_several_nodes_and_names);
+    tcase_add_test(tc, test_source_date_epoch);
+    tcase_add_test(tc, test_save);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("writers");
+    tcase_add_test(tc, test_json);
+    tcase_add_test(tc, test_json_bad_utf8);
+    tcase_add_test(tc, test_summary_plain);
+    tcase_add_test(tc, test_summary_nodes_and_colour);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
