@@ -69,7 +69,7 @@ static void plugin_up(int preferred, int pre_start)
     mk_dpd_add(plugin, "a2", 0, -1);
     char err[512];
     ck_assert_msg(mk_dpd_register(plugin, NULL, NULL, err, sizeof err) == MK_RPC_OK, "%s", err);
-    ck_assert(mk_test_wait_for(has_devices, (void *)3L, 2000));
+    ck_assert(mk_test_wait_for(has_devices, (void *)3L, MK_TEST_PATIENCE_MS));
 }
 
 START_TEST(resource_names)
@@ -147,8 +147,8 @@ START_TEST(register_rejects_unreachable_endpoint)
     snprintf(want, sizeof want, "UNAVAILABLE: cannot reach the device plugin for example.com/gpu: "
              "cannot connect to %s/nobody.sock: No such file or directory", dir);
     ck_assert_str_eq(err, want);
-    /* Refused at once, not after the 2 s dial timeout. */
-    ck_assert_msg(mk_test_now_ms() - t0 < 2000, "took %.0f ms", mk_test_now_ms() - t0);
+    /* Refused at once, not after the 10 s dial timeout. */
+    ck_assert_msg(mk_test_now_ms() - t0 < 5000, "took %.0f ms", mk_test_now_ms() - t0);
     ck_assert_ptr_null(resource("example.com/gpu"));
     ck_assert_int_eq(mk_kl_events_count(events, "REJECTED example.com/gpu cannot reach"), 1);
 }
@@ -173,7 +173,7 @@ START_TEST(devices_appear_with_health_and_numa)
     ck_assert_int_eq(r->dev[2].numa, -1);
     ck_assert_msg(mk_kl_events_count(events, "REGISTERED example.com/gpu double.sock") == 1,
                   "%s", mk_kl_events_dump(events));
-    ck_assert(mk_kl_events_wait(events, "DEVICES example.com/gpu 2/3", 1000));
+    ck_assert(mk_kl_events_wait(events, "DEVICES example.com/gpu 2/3", MK_TEST_PATIENCE_MS));
     ck_assert_int_eq(mk_dpd_calls(plugin, "GetDevicePluginOptions"), 1);
     ck_assert_int_eq(mk_dpd_calls(plugin, "ListAndWatch"), 1);
     mk_nv_nodes_free(&snap);
@@ -195,7 +195,7 @@ START_TEST(snapshots_are_sorted_copies)
     mk_nv_nodes held;
     ck_assert_int_eq(src->snapshot(src, &held, err, sizeof err), 0);
     mk_dpd_add(fpga, "f0", 1, -1);
-    ck_assert_int_eq(src->wait_change(src, held.version, 2000, err, sizeof err), 1);
+    ck_assert_int_eq(src->wait_change(src, held.version, MK_TEST_PATIENCE_MS, err, sizeof err), 1);
     ck_assert_uint_eq(mk_nv_find_resource(&held.node[0], "example.com/fpga")->ndev, 0);
     mk_nv_nodes_free(&held);
     mk_nv_nodes_free(&snap);

@@ -245,7 +245,7 @@ static int log_has_arg(void *text)
  * registration before it logs it). */
 static int log_has(const char *text)
 {
-    return mk_test_wait_for(log_has_arg, (void *)text, 5000);
+    return mk_test_wait_for(log_has_arg, (void *)text, MK_TEST_PATIENCE_MS);
 }
 
 /* --- the checks both plugins must pass ----------------------------------------- */
@@ -305,8 +305,8 @@ static void check_sigterm(void)
                   "status %d; log:\n%s", status, mk_test_tail(logfile));
     struct stat st;
     ck_assert_int_ne(stat(mk_test_path(dir, "nvidia-gpu.sock"), &st), 0);
-    ck_assert(mk_kl_events_wait(events, "STREAM_ENDED " GPU, 5000));
-    ck_assert(mk_test_wait_for(gpus_gone, NULL, 5000));
+    ck_assert(mk_kl_events_wait(events, "STREAM_ENDED " GPU, MK_TEST_PATIENCE_MS));
+    ck_assert(mk_test_wait_for(gpus_gone, NULL, MK_TEST_PATIENCE_MS));
 }
 
 /* A new kubelet.sock (kubelet restart): the plugin registers again. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "deviceplugin.h"
 #include "kubelet.h"
 #include "support/dp_double.h"
@@ -78,7 +79,7 @@ static int gpu_is(void *arg)
 static void wait_gpu(long long cap, long long alloc)
 {
     long long want[2] = { cap, alloc };
-    int reached = mk_test_wait_for(gpu_is, want, 3000);
+    int reached = mk_test_wait_for(gpu_is, want, MK_TEST_PATIENCE_MS);
     counts c = gpu();
     ck_assert_msg(reached, "example.com/gpu never reached %lld/%lld (now %lld/%lld); events:\n%s",
                   alloc, cap, c.alloc, c.cap, mk_kl_events_dump(events));
@@ -114,16 +115,16 @@ START_TEST(health_update_wakes_wait_change)
     pthread_create(&t, NULL, flip_health_later, "p-2");
     char err[256];
     double t0 = mk_test_now_ms();
-    ck_assert_int_eq(src->wait_change(src, v, 5000, err, sizeof err), 1);
+    ck_assert_int_eq(src->wait_change(src, v, 3 * MK_TEST_PATIENCE_MS, err, sizeof err), 1);
     double waited = mk_test_now_ms() - t0;
     pthread_join(t, NULL);
-    /* Woken by the change, not by the 5 s timeout. */
-    ck_assert_msg(waited >= 40 && waited < 5000, "woke after %.0f ms", waited);
+    /* Woken by the change, not by the timeout. */
+    ck_assert_msg(waited < MK_TEST_PATIENCE_MS, "woke after %.0f ms", waited);
     counts c = gpu();
     ck_assert_int_eq(c.cap, 4);
     ck_assert_int_eq(c.alloc, 3);
     ck_assert_uint_gt(c.version, v);
-    ck_assert(mk_kl_events_wait(events, "DEVICES example.com/gpu 3/4", 1000));
+    ck_assert(mk_kl_events_wait(events, "DEVICES example.com/gpu 3/4", MK_TEST_PATIENCE_MS));
     /* Nothing changes: wait_change times out on time. */
     t0 = mk_test_now_ms();
     ck_assert_int_eq(src->wait_change(src, c.version, 100, err, sizeof err), 0);
@@ -139,9 +140,9 @@ START_TEST(plugin_death_makes_allocatable_zero)
     mk_dpd_stop(plugin);
     plugin = NULL;
     char err[256];
-    ck_assert_int_eq(src->wait_change(src, v, 3000, err, sizeof err), 1);
+    ck_assert_int_eq(src->wait_change(src, v, MK_TEST_PATIENCE_MS, err, sizeof err), 1);
     wait_gpu(2, 0);
-    ck_assert_msg(mk_kl_events_wait(events, "STREAM_ENDED example.com/gpu", 1000), "%s",
+    ck_assert_msg(mk_kl_events_wait(events, "STREAM_ENDED example.com/gpu", MK_TEST_PATIENCE_MS), "%s",
                   mk_kl_events_dump(events));
     /* The devices are known but not allocatable. */
     char *ids[] = { "p-0" };
@@ -152,7 +153,7 @@ START_TEST(plugin_death_makes_allocatable_zero)
     /* The plugin restarts (same endpoint) and registers again. */
     plugin = plugin_with("p", 2);
     wait_gpu(2, 2);
-    ck_assert_int_eq(src->allocate(src, "example.com/gpu", ids, 1, &a, err, sizeof err), 0);
+    ck_assert_msg(src->allocate(src, "example.com/gpu", ids, 1, &a, err, sizeof err) == 0, "%s", err);
     mk_nv_alloc_free(&a);
     ck_assert_int_eq(mk_kl_events_count(events, "REGISTERED example.com/gpu p"), 2);
 }
@@ -173,7 +174,7 @@ START_TEST(second_registration_replaces_the_first)
     ck_assert_str_eq(gpu().endpoint, "new");
     /* The kubelet hung up on the old plugin... */
     void *none[2] = { old, (void *)0L };
-    ck_assert(mk_test_wait_for(streams_are, none, 2000));
+    ck_assert(mk_test_wait_for(streams_are, none, MK_TEST_PATIENCE_MS));
     /* ...so its news and its death change nothing, and report nothing. */
     uint64_t v = gpu().version;
     mk_dpd_set_health(old, "old-0", 0);
@@ -183,16 +184,28 @@ START_TEST(second_registration_replaces_the_first)
     ck_assert_int_eq(mk_kl_events_count(events, "STREAM_ENDED"), 0);
     char *ids[] = { "new-2" };
     mk_nv_alloc a;
-    ck_assert_int_eq(src->allocate(src, "example.com/gpu", ids, 1, &a, err, sizeof err), 0);
+    ck_assert_msg(src->allocate(src, "example.com/gpu", ids, 1, &a, err, sizeof err) == 0, "%s", err);
     mk_nv_alloc_free(&a);
     ck_assert_int_eq(mk_dpd_calls(plugin, "Allocate"), 1);
 }
 END_TEST
 
+/* A waiter's thread id, published just before it calls wait_change. */
+static int waiter_tid;
+
 static void *wait_forever(void *arg)
 {
     char err[256];
+    __atomic_store_n(&waiter_tid, (int)gettid(), __ATOMIC_RELEASE);
     return (void *)(long)src->wait_change(src, *(uint64_t *)arg, 30000, err, sizeof err);
+}
+
+/* Published and asleep: nothing between the two can sleep, so the waiter
+ * is blocked inside wait_change. */
+static int waiter_blocked(void *arg)
+{
+    int tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE);
+    return tid && mk_test_thread_state(tid) == 'S';
 }
 
 START_TEST(stop_wakes_waiters)
@@ -200,7 +213,7 @@ START_TEST(stop_wakes_waiters)
     uint64_t v = gpu().version;
     pthread_t t;
     pthread_create(&t, NULL, wait_forever, &v);
-    mk_test_sleep_ms(50);
+    ck_assert(mk_test_wait_for(waiter_blocked, NULL, MK_TEST_PATIENCE_MS));
     double t0 = mk_test_now_ms();
     /* The waiter is woken and stop waits for it to leave before freeing
      * anything (ASan and TSan watch that). */
@@ -209,7 +222,8 @@ START_TEST(stop_wakes_waiters)
     void *rv;
     pthread_join(t, &rv);
     /* Not after the waiter's 30 s. */
-    ck_assert_msg(mk_test_now_ms() - t0 < 10000, "stop took %.0f ms", mk_test_now_ms() - t0);
+    ck_assert_msg(mk_test_now_ms() - t0 < MK_TEST_PATIENCE_MS, "stop took %.0f ms",
+                  mk_test_now_ms() - t0);
     ck_assert_int_eq((int)(long)rv, -1);
 }
 END_TEST
@@ -259,7 +273,7 @@ START_TEST(concurrent_use_while_plugin_reregisters)
     ck_assert_int_eq(mk_kl_events_count(events, "REGISTERED"), 21);
     /* Only the last registration's stream is open on the plugin. */
     void *one[2] = { plugin, (void *)1L };
-    ck_assert(mk_test_wait_for(streams_are, one, 2000));
+    ck_assert(mk_test_wait_for(streams_are, one, MK_TEST_PATIENCE_MS));
     wait_gpu(2, 2);
 }
 END_TEST
@@ -270,7 +284,7 @@ START_TEST(stop_leaves_nothing_behind)
     wait_gpu(2, 2);
     char *ids[] = { "p-1" }, err[256];
     mk_nv_alloc a;
-    ck_assert_int_eq(src->allocate(src, "example.com/gpu", ids, 1, &a, err, sizeof err), 0);
+    ck_assert_msg(src->allocate(src, "example.com/gpu", ids, 1, &a, err, sizeof err) == 0, "%s", err);
     mk_nv_alloc_free(&a);
     const char *sock = mk_test_path(dir, "kubelet.sock");
     mk_kubelet_stop(k);
@@ -279,14 +293,14 @@ START_TEST(stop_leaves_nothing_behind)
     ck_assert_int_ne(stat(sock, &st), 0);
     /* The plugin saw its stream end. */
     void *none[2] = { plugin, (void *)0L };
-    ck_assert(mk_test_wait_for(streams_are, none, 2000));
+    ck_assert(mk_test_wait_for(streams_are, none, MK_TEST_PATIENCE_MS));
     mk_dpd_stop(plugin);
     plugin = NULL;
     ck_assert_int_ne(stat(mk_test_path(dir, "p"), &st), 0);
-    ck_assert_int_eq(mk_test_wait_nthreads(threads0, 2000), threads0);
-    ck_assert_int_eq(mk_test_wait_nsockets(sockets0, 2000), sockets0);
+    ck_assert_int_eq(mk_test_wait_nthreads(threads0, MK_TEST_PATIENCE_MS), threads0);
+    ck_assert_int_eq(mk_test_wait_nsockets(sockets0, MK_TEST_PATIENCE_MS), sockets0);
     /* gRPC keeps two process-wide descriptors once initialised. */
-    ck_assert_int_le(mk_test_wait_nfds(fds0 + 2, 2000), fds0 + 2);
+    ck_assert_int_le(mk_test_wait_nfds(fds0 + 2, MK_TEST_PATIENCE_MS), fds0 + 2);
 
     /* And again from there: nothing grows. */
     int fds1 = mk_test_nfds();
@@ -297,8 +311,8 @@ START_TEST(stop_leaves_nothing_behind)
     k = NULL;
     mk_dpd_stop(plugin);
     plugin = NULL;
-    ck_assert_int_eq(mk_test_wait_nthreads(threads0, 2000), threads0);
-    ck_assert_int_le(mk_test_wait_nfds(fds1, 2000), fds1);
+    ck_assert_int_eq(mk_test_wait_nthreads(threads0, MK_TEST_PATIENCE_MS), threads0);
+    ck_assert_int_le(mk_test_wait_nfds(fds1, MK_TEST_PATIENCE_MS), fds1);
 }
 END_TEST
 

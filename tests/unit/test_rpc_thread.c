@@ -86,7 +86,7 @@ static void teardown(void)
 static mk_rpc_channel *dial(void)
 {
     char err[256];
-    mk_rpc_channel *ch = mk_rpc_dial(addr, 2000, err, sizeof err);
+    mk_rpc_channel *ch = mk_rpc_dial(addr, MK_TEST_PATIENCE_MS, err, sizeof err);
     ck_assert_msg(ch, "%s", err);
     return ch;
 }
@@ -234,13 +234,13 @@ START_TEST(stream_in_order_then_server_stop)
     mk_rpc_watch *w = mk_rpc_watch_open(ch, FEED, (const uint8_t *)"first", 5, on_msg, on_end, &s,
                                         err, sizeof err);
     ck_assert_msg(w, "%s", err);
-    ck_assert(mk_test_wait_for(has_streams, (void *)1L, 2000));
+    ck_assert(mk_test_wait_for(has_streams, (void *)1L, MK_TEST_PATIENCE_MS));
     for (int i = 0; i < 10; i++) {
         char m[8];
         int n = snprintf(m, sizeof m, "m%d", i);
         ck_assert_uint_eq(mk_rpc_server_broadcast(srv, FEED, (const uint8_t *)m, (size_t)n), 1);
     }
-    ck_assert(seen_wait(&s, 11, 2000));
+    ck_assert(seen_wait(&s, 11, MK_TEST_PATIENCE_MS));
     ck_assert_str_eq(s.msgs[0], "first");
     for (int i = 0; i < 10; i++) {
         char m[8];
@@ -250,7 +250,7 @@ START_TEST(stream_in_order_then_server_stop)
     /* The server goes away: the client sees the stream end, not a hang. */
     mk_rpc_server_stop(srv);
     srv = NULL;
-    ck_assert(seen_wait(&s, -1, 2000));
+    ck_assert(seen_wait(&s, -1, MK_TEST_PATIENCE_MS));
     ck_assert_int_ne(s.code, MK_RPC_OK);
     mk_rpc_watch_close(w);
     ck_assert_int_eq(s.ended, 1);
@@ -267,16 +267,16 @@ START_TEST(stream_client_close_and_refusal)
     char err[256];
     mk_rpc_watch *w = mk_rpc_watch_open(ch, FEED, (const uint8_t *)"a", 1, on_msg, on_end, &s,
                                         err, sizeof err);
-    ck_assert(seen_wait(&s, 1, 2000));
+    ck_assert(seen_wait(&s, 1, MK_TEST_PATIENCE_MS));
     mk_rpc_watch_close(w);
     ck_assert_int_eq(s.ended, 1);
     ck_assert_int_eq(s.code, MK_RPC_CANCELLED);
     /* The server notices and drops the stream from its broadcast list. */
-    ck_assert(mk_test_wait_for(has_streams, (void *)0L, 2000));
+    ck_assert(mk_test_wait_for(has_streams, (void *)0L, MK_TEST_PATIENCE_MS));
     ck_assert_uint_eq(mk_rpc_server_broadcast(srv, FEED, (const uint8_t *)"x", 1), 0);
 
     w = mk_rpc_watch_open(ch, FEED, (const uint8_t *)"refuse", 6, on_msg, on_end, &r, err, sizeof err);
-    ck_assert(seen_wait(&r, -1, 2000));
+    ck_assert(seen_wait(&r, -1, MK_TEST_PATIENCE_MS));
     ck_assert_int_eq(r.code, MK_RPC_FAILED_PRECONDITION);
     ck_assert_str_eq(r.end_msg, "FAILED_PRECONDITION: refused");
     ck_assert_int_eq(r.n, 0);
@@ -295,7 +295,7 @@ static void *hammer(void *arg)
         char m[32], err[256];
         int n = snprintf(m, sizeof m, "t%ld-%d", id, i);
         mk_rpc_buf r;
-        if (mk_rpc_call(shared_ch, ECHO, (const uint8_t *)m, (size_t)n, 2000, &r, err, sizeof err))
+        if (mk_rpc_call(shared_ch, ECHO, (const uint8_t *)m, (size_t)n, MK_TEST_PATIENCE_MS, &r, err, sizeof err))
             return (void *)1;
         int same = r.len == (size_t)n && memcmp(r.data, m, (size_t)n) == 0;
         free(r.data);
@@ -314,7 +314,7 @@ START_TEST(concurrent_calls_and_broadcasts)
     char err[256];
     mk_rpc_watch *w = mk_rpc_watch_open(shared_ch, FEED, (const uint8_t *)"0", 1, on_msg, on_end,
                                         &s, err, sizeof err);
-    ck_assert(mk_test_wait_for(has_streams, (void *)1L, 2000));
+    ck_assert(mk_test_wait_for(has_streams, (void *)1L, MK_TEST_PATIENCE_MS));
     pthread_t t[4];
     for (long i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, hammer, (void *)i);
@@ -323,7 +323,7 @@ START_TEST(concurrent_calls_and_broadcasts)
         pthread_join(t[i], &rv);
         ck_assert_ptr_null(rv);
     }
-    ck_assert(seen_wait(&s, 16, 2000));
+    ck_assert(seen_wait(&s, 16, MK_TEST_PATIENCE_MS));
     mk_rpc_watch_close(w);
     mk_rpc_channel_close(shared_ch);
 }
@@ -342,7 +342,7 @@ static void cycle(void)
     seen_init(&s);
     mk_rpc_watch *w = mk_rpc_watch_open(ch, FEED, (const uint8_t *)"a", 1, on_msg, on_end, &s,
                                         err, sizeof err);
-    ck_assert(seen_wait(&s, 1, 2000));
+    ck_assert(seen_wait(&s, 1, MK_TEST_PATIENCE_MS));
     mk_rpc_server_stop(srv);
     srv = NULL;
     mk_rpc_watch_close(w);
@@ -356,14 +356,14 @@ START_TEST(nothing_left_behind)
      * descriptors is taken after a first cycle; sockets and threads must go
      * back to what there was before anything started. */
     cycle();
-    int fds1 = mk_test_wait_nfds(fds0 + 2, 2000);
+    int fds1 = mk_test_wait_nfds(fds0 + 2, MK_TEST_PATIENCE_MS);
     for (int i = 0; i < 3; i++)
         cycle();
     struct stat st;
     ck_assert_int_ne(stat(addr + 5, &st), 0);
-    ck_assert_int_eq(mk_test_wait_nthreads(threads0, 2000), threads0);
-    ck_assert_int_eq(mk_test_wait_nsockets(sockets0, 2000), sockets0);
-    ck_assert_int_le(mk_test_wait_nfds(fds1, 2000), fds1);
+    ck_assert_int_eq(mk_test_wait_nthreads(threads0, MK_TEST_PATIENCE_MS), threads0);
+    ck_assert_int_eq(mk_test_wait_nsockets(sockets0, MK_TEST_PATIENCE_MS), sockets0);
+    ck_assert_int_le(mk_test_wait_nfds(fds1, MK_TEST_PATIENCE_MS), fds1);
 }
 END_TEST
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "deviceplugin.h"
 #include "dp_double.h"
+#include "testutil.h"
 
 #define MAXDEV 16
 
@@ -235,7 +236,7 @@ int mk_dpd_register_any(const char *dir, const char *version, const char *resour
 {
     char addr[4400];
     snprintf(addr, sizeof addr, "unix:%s/%s", dir, MK_DP_KUBELET_SOCKET);
-    mk_rpc_channel *ch = mk_rpc_dial(addr, 2000, err, errlen);
+    mk_rpc_channel *ch = mk_rpc_dial(addr, MK_TEST_PATIENCE_MS, err, errlen);
     if (!ch)
         return MK_RPC_UNAVAILABLE;
     int code = mk_dp_register(ch, version, resource, endpoint, NULL, 15000, err, errlen);

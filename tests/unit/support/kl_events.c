@@ -42,8 +42,6 @@ mk_kubelet *mk_kl_events_start_kubelet(const char *dir, mk_kl_events **e)
         pthread_mutex_init(&(*e)->mu, NULL);
     }
     mk_kubelet_opts o = {
-        .dial_timeout_ms = 2000,
-        .call_timeout_ms = 2000,
         .on_event = record,
         .event_ctx = *e,
     };

@@ -10,8 +10,8 @@
 
 typedef struct mk_kl_events mk_kl_events;
 
-/* Starts a built-in kubelet in `dir` (2 s dial and call timeouts) whose
- * events *e records; a recorder is made when *e is NULL, so one can follow
+/* Starts a built-in kubelet in `dir` (default options) whose events *e
+ * records; a recorder is made when *e is NULL, so one can follow
  * a kubelet and its successors. Aborts the test on failure. */
 mk_kubelet *mk_kl_events_start_kubelet(const char *dir, mk_kl_events **e);
 void mk_kl_events_free(mk_kl_events *e);

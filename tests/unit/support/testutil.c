@@ -132,6 +132,20 @@ int mk_test_thread_baseline(void)
     return mk_test_nthreads();
 }
 
+char mk_test_thread_state(int tid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *got = fgets(line, sizeof line, f);
+    fclose(f);
+    /* "tid (comm) S ...": the comm may hold spaces and parentheses. */
+    char *end = got ? strrchr(line, ')') : NULL;
+    return end && end[1] == ' ' ? end[2] : 0;
+}
+
 int mk_test_nfds(void)
 {
     return count_dir("/proc/self/fd", NULL) - 1;   /* the one opendir holds */

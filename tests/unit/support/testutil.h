@@ -18,6 +18,10 @@
 #define MK_TEST_SANITIZED 0
 #endif
 
+/* How long a test waits for what should happen at once: only a failing or
+ * a heavily loaded run (sanitizers, parallel jobs) waits that long. */
+#define MK_TEST_PATIENCE_MS 10000
+
 /* A test case of `s` with the fixtures every test here uses: the
  * temporary root below (unchecked), setup/teardown (checked), a timeout. */
 TCase *mk_test_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void),
@@ -43,6 +47,9 @@ int mk_test_nthreads(void);
  * own at the first pthread_create, so this starts (and joins) one first. */
 int mk_test_thread_baseline(void);
 int mk_test_nfds(void);
+/* A thread's state letter from /proc/self/task/<tid>/stat ('R', 'S', ...),
+ * or 0 when it cannot be read. */
+char mk_test_thread_state(int tid);
 int mk_test_nsockets(void);
 /* Wait until a count drops to at most `want` (threads and descriptors that
  * other threads release may lag a little); return the last count. */
