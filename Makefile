@@ -17,6 +17,7 @@
 #   tests/unit/test_*.c   one Check binary each
 #   tests/unit/support/*.c  test doubles shared by the unit tests -> libmokkatest.a
 #   tests/standins/NAME.c or tests/standins/NAME/*.c  one stand-in program each
+#                         (device plugin, kube-watch)
 #   tests/bench/*.c       one benchmark program each
 
 MOKKA_VERSION := 0.1.0
@@ -70,7 +71,7 @@ GEN_O    := $(B)/gen/profiles.o
 CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
 CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o $(B)/gen/suites.o
-ENGINE_O := $(filter-out $(B)/src/mokka.o,$(call obj,$(wildcard src/*.c))) $(PROTO_O)
+ENGINE_O := $(filter-out $(B)/src/mokka.o,$(call obj,$(sort $(wildcard src/*.c)))) $(PROTO_O)
 TSUPPORT_O := $(call obj,$(TSUPPORT_SRC))
 
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1
@@ -145,6 +146,8 @@ $(CORE_A): $(CORE_O)
 	@rm -f $@
 	ar rcsD $@ $^
 
+# The engines (kube client, node view, suites, ...) for tests and stand-ins
+# to link: an archive, so that each program takes only the objects it uses.
 $(ENGINE_A): $(ENGINE_O)
 	@rm -f $@
 	ar rcsD $@ $^

@@ -19,7 +19,7 @@ static void strv_free(char **v, size_t n)
     free(v);
 }
 
-static void node_free(mk_nv_node *n)
+void mk_nv_node_free(mk_nv_node *n)
 {
     free(n->name);
     for (size_t i = 0; i < n->nres; i++) {
@@ -42,12 +42,13 @@ static void node_free(mk_nv_node *n)
         free(n->taints[i].key); free(n->taints[i].value); free(n->taints[i].effect);
     }
     free(n->taints);
+    memset(n, 0, sizeof *n);
 }
 
 void mk_nv_nodes_free(mk_nv_nodes *ns)
 {
     for (size_t i = 0; i < ns->n; i++)
-        node_free(&ns->node[i]);
+        mk_nv_node_free(&ns->node[i]);
     free(ns->node);
     memset(ns, 0, sizeof *ns);
 }

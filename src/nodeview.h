@@ -53,6 +53,8 @@ typedef struct mk_nv_nodes {
 } mk_nv_nodes;
 
 void mk_nv_nodes_free(mk_nv_nodes *ns);
+/* Free what one node holds (not the node itself, which may sit in an array). */
+void mk_nv_node_free(mk_nv_node *n);
 /* Deep copy (for producers handing out snapshots). */
 int mk_nv_nodes_copy(mk_nv_nodes *dst, const mk_nv_nodes *src);
 const mk_nv_resource *mk_nv_find_resource(const mk_nv_node *n, const char *name);

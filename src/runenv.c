@@ -117,14 +117,18 @@ int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_univer
     memset(r, 0, sizeof *r);
     r->u = u;
     r->super = super;
-    snprintf(r->state_path, sizeof r->state_path, "%s/state", state_dir);
     r->env.src = src;
     r->env.caps = caps;
-    r->env.inject = do_inject;
-    r->env.set = do_set;
+    if (state_dir && u) {
+        snprintf(r->state_path, sizeof r->state_path, "%s/state", state_dir);
+        r->env.inject = do_inject;
+        r->env.set = do_set;
+    }
     r->env.restart_plugin = super ? do_restart : NULL;
     r->env.log_tail = super ? do_log_tail : NULL;
     r->env.progress = mk_suite_progress_stderr;
+    if (!u)
+        return 0;
     size_t migs = 0;
     int rc = add_var(r, "gpus", "%zu", u->ndev) | add_var(r, "node", "%s", u->node) |
              add_var(r, "driver", "%s", u->driver_version);
@@ -145,6 +149,29 @@ int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_univer
     r->env.vars = r->vars;
     r->env.nvars = r->nvars;
     return rc ? -1 : 0;
+}
+
+int mk_runenv_var(mk_runenv *r, const char *assignment)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment)
+        return -1;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - assignment), assignment);
+    for (size_t i = 0; i < r->nvars; i++)
+        if (strcmp(r->var_text[2 * i], name) == 0) {
+            char *v = strdup(eq + 1);
+            if (!v)
+                return -1;
+            free(r->var_text[2 * i + 1]);
+            r->var_text[2 * i + 1] = v;
+            r->vars[i].value = v;
+            return 0;
+        }
+    int rc = add_var(r, name, "%s", eq + 1);
+    r->env.vars = r->vars;
+    r->env.nvars = r->nvars;
+    return rc;
 }
 
 void mk_runenv_free(mk_runenv *r)

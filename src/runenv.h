@@ -23,11 +23,14 @@ typedef struct mk_runenv {
     size_t nvars;
 } mk_runenv;
 
-/* Fills the environment; the variables are gpus, node, driver, and per GPU
- * uuid.<i>, bus.<i>, name.<i>, plus mig.<i> (MIG devices on GPU i) and
- * migs (all MIG devices). */
+/* Fills the environment. With a universe u the variables are gpus, node,
+ * driver, and per GPU uuid.<i>, bus.<i>, name.<i>, mig.<i> (MIG devices on
+ * GPU i), and migs (all MIG devices). Without a state_dir the suite cannot
+ * inject or set; without super it cannot restart the plugin. */
 int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_universe *u,
                    const char *state_dir, mk_super *super);
+/* Adds or replaces a variable ("NAME=VALUE", as --var gives it). */
+int mk_runenv_var(mk_runenv *r, const char *assignment);
 void mk_runenv_free(mk_runenv *r);
 
 #endif

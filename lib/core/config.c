@@ -349,42 +349,70 @@ static size_t device_entries(const mk_ynode *root, const mk_ynode ***out, mk_dia
     return (size_t)n;
 }
 
-static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_ynode *entry,
-                         const mk_ynode *root, profile_cache *pc, mk_diags *d)
+/* Devices that share a profile share everything up to their own entry: the
+ * baseline, the profile and `defaults:` are applied once per profile and
+ * copied, so a 256-GPU config costs one profile application, not 256. */
+typedef struct {
+    const char *pname;     /* NULL: no profile */
+    mk_device dev;
+} dev_template;
+
+typedef struct {
+    dev_template v[64];
+    size_t n;
+} template_cache;
+
+static const char *profile_name(const mk_ynode *entry, const mk_ynode *root, const mk_ynode **at)
 {
-    const mk_ynode *defaults = mk_yget(root, "defaults");
-    const mk_ynode *pn = NULL, *name;
-    char what[32];
-    baseline(dev, i);
-    if (entry) {
-        dev->line = entry->line;
-        dev->col = entry->col;
-    }
+    const mk_ynode *defaults = mk_yget(root, "defaults"), *pn = NULL, *name;
     if (entry) pn = str_key(entry, "profile");
     if (!pn && defaults) pn = str_key(defaults, "profile");
     if (!pn) pn = str_key(root, "profile");
-    const char *pname = pn ? pn->str : NULL;
-    if (!pname) {
-        name = entry ? str_key(entry, "name") : NULL;
-        if (!name && defaults)
-            name = str_key(defaults, "name");
-        if (name)
-            pname = profile_for_gpu_name(name->str);
-        if (!pname && name)
-            mk_diag_add(d, MK_DIAG_WARNING, u->config_path, dev->line, dev->col,
-                        "GPU %u: no profile, and no built-in profile is named '%s': generic "
-                        "values are used for everything the config does not set", i, name->str);
-        else if (!pname)
-            mk_diag_add(d, MK_DIAG_WARNING, u->config_path, dev->line, dev->col,
-                        "GPU %u: no profile and no name: generic values are used for everything "
-                        "the config does not set", i);
-    }
+    *at = pn ? pn : root;
+    if (pn)
+        return pn->str;
+    name = entry ? str_key(entry, "name") : NULL;
+    if (!name && defaults)
+        name = str_key(defaults, "name");
+    return name ? profile_for_gpu_name(name->str) : NULL;
+}
+
+static const dev_template *make_template(mk_universe *u, unsigned i, const char *pname,
+                                         const mk_ynode *at, const mk_ynode *entry,
+                                         const mk_ynode *root, profile_cache *pc,
+                                         template_cache *tc, mk_diags *d)
+{
+    const mk_ynode *defaults = mk_yget(root, "defaults");
+    if (!tc)
+        return NULL;
+    for (size_t k = 0; k < tc->n; k++)
+        if (tc->v[k].pname == pname || (pname && tc->v[k].pname && strcmp(tc->v[k].pname, pname) == 0))
+            return &tc->v[k];
+    if (tc->n == sizeof tc->v / sizeof tc->v[0])
+        return NULL;
+    dev_template *t = &tc->v[tc->n++];
+    t->pname = pname;
+    mk_device *dev = &t->dev;
+    baseline(dev, 0);
     if (pname) {
-        const mk_ydoc *pd = profile_doc(pc, pname, pn ? pn : root, d);
+        const mk_ydoc *pd = profile_doc(pc, pname, at, d);
         if (pd && pd->root) {
             mk_device_apply(dev, pd->root, pname, d);
             snprintf(dev->profile, sizeof dev->profile, "%s", pname);
         }
+    } else {
+        const mk_ynode *name = entry ? str_key(entry, "name") : NULL;
+        if (!name && defaults)
+            name = str_key(defaults, "name");
+        int line = entry ? entry->line : 0, col = entry ? entry->col : 0;
+        if (name)
+            mk_diag_add(d, MK_DIAG_WARNING, u->config_path, line, col,
+                        "GPU %u: no profile, and no built-in profile is named '%s': generic "
+                        "values are used for everything the config does not set", i, name->str);
+        else
+            mk_diag_add(d, MK_DIAG_WARNING, u->config_path, line, col,
+                        "GPU %u: no profile and no name: generic values are used for everything "
+                        "the config does not set", i);
     }
     if (defaults) {
         if (defaults->kind != MK_Y_MAP)
@@ -394,9 +422,45 @@ static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_yn
         else
             mk_device_apply(dev, defaults, "defaults", d);
     }
-    snprintf(what, sizeof what, "device %u", i);
-    if (entry)
+    return t;
+}
+
+static void free_templates(template_cache *tc)
+{
+    for (size_t k = 0; k < tc->n; k++)
+        free(tc->v[k].dev.procs);
+}
+
+static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_ynode *entry,
+                         const mk_ynode *root, profile_cache *pc, template_cache *tc,
+                         mk_diags *d)
+{
+    const mk_ynode *at;
+    char what[32];
+    const char *pname = profile_name(entry, root, &at);
+    const dev_template *t = make_template(u, i, pname, at, entry, root, pc, tc, d);
+    if (t)
+        *dev = t->dev;
+    else
+        baseline(dev, i); /* more than 64 distinct profiles: no sharing */
+    dev->index = i;
+    if (dev->minor == 0)
+        dev->minor = i; /* the baseline's default; an explicit minorNumber is kept */
+    if (dev->nprocs) {
+        mk_process *p = calloc(dev->nprocs, sizeof *p);
+        if (p)
+            memcpy(p, dev->procs, dev->nprocs * sizeof *p);
+        dev->procs = p;
+        dev->nprocs = p ? dev->nprocs : 0;
+    } else {
+        dev->procs = NULL;
+    }
+    if (entry) {
+        dev->line = entry->line;
+        dev->col = entry->col;
+        snprintf(what, sizeof what, "device %u", i);
         mk_device_apply(dev, entry, what, d);
+    }
 }
 
 static mk_universe *build(mk_ydoc *doc, const char *path, const char *node, mk_diags *d)
@@ -420,8 +484,12 @@ static mk_universe *build(mk_ydoc *doc, const char *path, const char *node, mk_d
     u->dev = u->ndev ? calloc(u->ndev, sizeof *u->dev) : NULL;
     if (u->ndev && u->dev) {
         profile_cache pc = { .n = 0 };
+        template_cache *tc = calloc(1, sizeof *tc);
         for (unsigned i = 0; i < u->ndev; i++)
-            build_device(u, &u->dev[i], i, entries[i], root, &pc, d);
+            build_device(u, &u->dev[i], i, entries[i], root, &pc, tc, d);
+        if (tc)
+            free_templates(tc);
+        free(tc);
         for (unsigned i = 0; i < u->ndev; i++)
             finish_device(u, &u->dev[i], d);
         const mk_ynode *topo = mk_yget(root, "topology");

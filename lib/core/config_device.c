@@ -40,6 +40,18 @@ struct field {
 
 /* --- live values ------------------------------------------------------------ */
 
+static int bare_number(const char *s)
+{
+    while (*s == ' ')
+        s++;
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if ((*s < '0' || *s > '9') && *s != ' ')
+            return 0;
+    return 1;
+}
+
 /* temperature: 42 | "35-45" | -1 (drift) | follow | "N/A" | {min, max, step, start} */
 static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags *d)
 {
@@ -105,6 +117,12 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
         if (mk_parse_quantity(u, lo, &a, &why) || mk_parse_quantity(u, dash + 1, &b, &why)) {
             mk_yerr(d, v, "%s: bad range '%s': %s", key, s, why);
             return;
+        }
+        if (u == MK_U_MEMORY && bare_number(lo) && bare_number(dash + 1)) {
+            /* One unit for both ends: "1000-2000" is MB, not 1000 GB to 2000 MB. */
+            uint64_t mult = strtoull(dash + 1, NULL, 10) >= 1024 ? 1ull << 20 : 1ull << 30;
+            a = (int64_t)(strtoull(lo, NULL, 10) * mult);
+            b = (int64_t)(strtoull(dash + 1, NULL, 10) * mult);
         }
         if (a > b) {
             mk_yerr(d, v, "%s: range '%s' runs backwards", key, s);

@@ -145,7 +145,7 @@ MK_API nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforom
  * the first 16 bytes and the numbers after it. */
 static void pci_common(const mk_device *d, nvmlPciInfo_t *pci)
 {
-    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%.15s", d->bus_id_legacy);
+    mk_copy_field(pci->busIdLegacy, sizeof pci->busIdLegacy, d->bus_id_legacy);
     pci->domain = d->pci_domain;
     pci->bus = d->pci_bus;
     pci->device = d->pci_dev;
@@ -160,7 +160,7 @@ MK_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *
     MK_ANY(device, &r);
     MK_NONNULL(pci);
     pci_common(r.d, pci);
-    snprintf(pci->busId, sizeof pci->busId, "%s", r.d->bus_id);
+    mk_copy_field(pci->busId, sizeof pci->busId, r.d->bus_id);
     return NVML_SUCCESS;
 }
 
@@ -201,7 +201,7 @@ MK_API nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_
     pci->pciSubSystemId = r.d->pci_subsys_id;
     pci->baseClass = 0x03;  /* display controller */
     pci->subClass = 0x02;   /* 3D controller, as datacenter GPUs report */
-    snprintf(pci->busId, sizeof pci->busId, "%s", r.d->bus_id);
+    mk_copy_field(pci->busId, sizeof pci->busId, r.d->bus_id);
     return NVML_SUCCESS;
 }
 

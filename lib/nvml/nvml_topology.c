@@ -262,14 +262,14 @@ static nvmlReturn_t remote_pci(nvmlDevice_t device, unsigned link, nvmlPciInfo_t
     if (peer < 0)
         return NVML_ERROR_NOT_SUPPORTED; /* nothing at the other end */
     const mk_device *p = &r.u->dev[peer];
-    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%.15s", p->bus_id_legacy);
+    mk_copy_field(pci->busIdLegacy, sizeof pci->busIdLegacy, p->bus_id_legacy);
     pci->domain = p->pci_domain;
     pci->bus = p->pci_bus;
     pci->device = p->pci_dev;
     pci->pciDeviceId = p->pci_device_id;
     pci->pciSubSystemId = p->pci_subsys_id;
     if (full)
-        snprintf(pci->busId, sizeof pci->busId, "%s", p->bus_id);
+        mk_copy_field(pci->busId, sizeof pci->busId, p->bus_id);
     return NVML_SUCCESS;
 }
 

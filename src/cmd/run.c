@@ -10,7 +10,6 @@
  * which writes the reports even for a harness failure and leaves no process
  * behind. */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 #include "embed.h"
 #include "kubelet.h"
 #include "libpath.h"
+#include "outputs.h"
 #include "plugenv.h"
 #include "report.h"
 #include "runenv.h"
@@ -74,15 +74,9 @@ const char cmd_run_help[] =
     "  mokka run --config h100.yaml --suite gpu.yaml --junit report.xml \\\n"
     "      -- nvidia-device-plugin --mig-strategy=mixed\n";
 
-static volatile sig_atomic_t cancel_sig;
-
-static void on_signal(int sig)
-{
-    cancel_sig = sig;
-}
-
 typedef struct run_opts {
-    const char *config, *junit, *json, *plugin, *node;
+    const char *config, *plugin, *node;
+    mk_outputs out;
     const char **suites;
     size_t nsuites;
     char **env;
@@ -155,14 +149,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->suites[o->nsuites++] = optarg;
             break;
         }
-        case O_JUNIT: o->junit = optarg; break;
+        case O_JUNIT: o->out.junit = optarg; break;
         case O_REPORT:
-            if (strcmp(optarg, "json") == 0)
-                o->json = "-";
-            else if (strncmp(optarg, "json=", 5) == 0 && optarg[5])
-                o->json = optarg + 5;
-            else
-                return mk_usage_error("run", "--report takes json or json=FILE, not '%s'", optarg);
+            if (mk_outputs_report_opt(&o->out, "run", optarg))
+                return MK_EXIT_USAGE;
             break;
         case 't': if (parse_duration_opt("--timeout", optarg, &o->timeout)) return MK_EXIT_USAGE; break;
         case O_REGISTER:
@@ -342,14 +332,14 @@ static int wait_registered(run *r)
                 free(tail);
             return MK_EXIT_ENV;
         }
-        if (cancel_sig || now_s() >= deadline) {
+        if (mk_cancel || now_s() >= deadline) {
             progress_done();
             char *tail = malloc(65536);
             if (tail)
                 mk_super_log_tail(r->super, tail, 65536, 60);
-            mk_rcase *c = cancel_sig
+            mk_rcase *c = mk_cancel
                 ? mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
-                                  "interrupted by signal %d before the plugin registered", (int)cancel_sig)
+                                  "interrupted by signal %d before the plugin registered", (int)mk_cancel)
                 : mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
                                   "the plugin did not register within %.0fs; last log lines follow",
                                   r->o.register_timeout);
@@ -359,14 +349,14 @@ static int wait_registered(run *r)
             } else {
                 free(tail);
             }
-            if (!cancel_sig)
+            if (!mk_cancel)
                 mk_err("run", "the plugin did not register within %.0fs", r->o.register_timeout);
             return MK_EXIT_ENV;
         }
         progress(r, "waiting for the plugin to register: %.1fs", now_s() - r->start);
         src->wait_change(src, seen, 250, err, sizeof err);
     }
-    for (double quiet_until = now_s() + 0.5; now_s() < quiet_until && !cancel_sig;) {
+    for (double quiet_until = now_s() + 0.5; now_s() < quiet_until && !mk_cancel;) {
         uint64_t before = seen;
         src->wait_change(src, seen, 100, err, sizeof err);
         registered(src, &seen, &nres);
@@ -380,19 +370,6 @@ static int wait_registered(run *r)
 }
 
 /* --- the run ----------------------------------------------------------------------- */
-
-static void *watchdog(void *arg)
-{
-    run *r = arg;
-    while (!cancel_sig) {
-        if (now_s() - r->start >= r->o.timeout) {
-            cancel_sig = SIGALRM;
-            break;
-        }
-        usleep(100000);
-    }
-    return NULL;
-}
 
 static int start(run *r)
 {
@@ -446,8 +423,8 @@ static int run_suites(run *r)
     if (mk_runenv_init(&env, mk_kubelet_nodesrc(r->kubelet), MK_ENV_DEVICE_LIST, r->u, r->run_dir,
                        r->super) != 0)
         return MK_EXIT_ENV;
-    env.env.cancel = &cancel_sig;
-    for (size_t i = 0; i < r->nsuites && !cancel_sig; i++)
+    env.env.cancel = &mk_cancel;
+    for (size_t i = 0; i < r->nsuites && !mk_cancel; i++)
         mk_suite_run(r->suites[i], &env.env, &r->rep);
     mk_runenv_free(&env);
     return 0;
@@ -458,13 +435,13 @@ static int finish(run *r, int rc)
 {
     char err[1024];
     if (r->super)
-        mk_super_stop(r->super, cancel_sig && cancel_sig != SIGALRM ? cancel_sig : SIGTERM, 10000);
-    if (cancel_sig == SIGALRM)
+        mk_super_stop(r->super, mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM, 10000);
+    if (mk_cancel == SIGALRM)
         mk_report_error(&r->rep, "mokka-run", "run finishes in time",
                         "the run took longer than --timeout %.0fs", r->o.timeout);
-    else if (cancel_sig)
+    else if (mk_cancel)
         mk_report_error(&r->rep, "mokka-run", "run finishes",
-                        "interrupted by %s", strsignal(cancel_sig));
+                        "interrupted by %s", strsignal(mk_cancel));
     if (r->super) {
         unsigned crashes;
         char last[600];
@@ -483,20 +460,11 @@ static int finish(run *r, int rc)
     if (r->kubelet)
         mk_kubelet_stop(r->kubelet);
     r->rep.time_ms = (long long)((now_s() - r->start) * 1000);
-    if (rc == 0 || r->rep.n) {
-        mk_summary_write(&r->rep, stderr);
-        if (r->o.junit && mk_report_save(&r->rep, r->o.junit, mk_junit_write, err, sizeof err) != 0) {
-            mk_err("run", "%s", err);
-            rc = MK_EXIT_ENV;
-        }
-        if (r->o.json && mk_report_save(&r->rep, r->o.json, mk_report_json_write, err, sizeof err) != 0) {
-            mk_err("run", "%s", err);
-            rc = MK_EXIT_ENV;
-        }
-    }
+    if ((rc == 0 || r->rep.n) && mk_outputs_write(&r->o.out, "run", &r->rep) != 0)
+        rc = MK_EXIT_ENV;
     if (rc == 0)
         rc = mk_report_exit_code(&r->rep);
-    if (cancel_sig)
+    if (mk_cancel)
         rc = MK_EXIT_ENV;
     if (r->run_dir[0]) {
         if (r->o.keep)
@@ -538,21 +506,12 @@ int cmd_run(int argc, char **argv)
         release(&r);
         return MK_EXIT_ENV;
     }
-    struct sigaction sa = { .sa_handler = on_signal };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    pthread_t dog;
-    int dog_started = pthread_create(&dog, NULL, watchdog, &r) == 0;
+    mk_cancel_start(r.o.timeout);
     rc = start(&r);
     if (rc == 0)
         rc = run_suites(&r);
+    mk_cancel_stop();
     rc = finish(&r, rc);
-    if (dog_started) {
-        if (!cancel_sig)
-            cancel_sig = -1; /* stops the watchdog; never a real signal number */
-        pthread_join(dog, NULL);
-    }
     release(&r);
     return rc;
 }

@@ -1,0 +1,70 @@
+/* kube.h - cluster mode: what the nodes of a real cluster advertise, through
+ * the Kubernetes API server, as node views (nodeview.h).
+ *
+ * Cluster access works like kubectl's (--kubeconfig, $KUBECONFIG, ~/.kube/config,
+ * in-cluster; --context). mk_kube_open lists the selected nodes, then one
+ * background thread watches them, so that waiting on any number of nodes
+ * costs one LIST and one WATCH, not a poll per node.
+ *
+ *     mk_kube_opts o = { .node = "gpu-1", .verbose = 1 };
+ *     mk_kube *k = mk_kube_open(&o, err, sizeof err);   // NULL: exit 3 with err
+ *     mk_nodesrc *src = mk_kube_nodesrc(k);             // snapshot, wait_change
+ *     ...
+ *     mk_kube_close(k);
+ */
+#ifndef MOKKA_KUBE_H
+#define MOKKA_KUBE_H
+
+#include <stddef.h>
+#include "nodeview.h"
+
+typedef struct mk_kube mk_kube;
+
+typedef struct mk_kube_opts {
+    const char *kubeconfig;  /* --kubeconfig; NULL: $KUBECONFIG, ~/.kube/config, in-cluster */
+    const char *context;     /* --context; NULL: the current-context */
+    const char *node;        /* only this node (fieldSelector metadata.name=NODE), or NULL */
+    const char *selector;    /* label selector ("k=v,k2!=v2,k3"), or NULL; both may be set */
+    int open_timeout_ms;     /* how long mk_kube_open retries the first LIST
+                                (connection errors, 5xx, 429); 0: 10 s */
+    int watch_timeout_s;     /* timeoutSeconds of each WATCH request; 0: 300 */
+    int verbose;             /* report requests, retries and re-lists through log */
+    /* Warnings (always) and progress (when verbose), one line each, without
+     * a trailing newline; may be called from the watch thread. NULL: stderr. */
+    void (*log)(void *ctx, int warning, const char *msg);
+    void *log_ctx;
+} mk_kube_opts;
+
+/* Requests made so far, for progress lines and `make bench`. */
+typedef struct mk_kube_counts {
+    unsigned long lists;     /* LIST requests, re-lists and retries included */
+    unsigned long relists;   /* lists after the first (410 Gone, ERROR events) */
+    unsigned long watches;   /* WATCH requests, re-watches and retries included */
+    unsigned long retries;   /* requests repeated after a connection error,
+                                5xx, 429 or 401, or after a broken stream */
+    unsigned long events;    /* ADDED, MODIFIED and DELETED events received */
+    unsigned long bookmarks; /* BOOKMARK events received */
+    unsigned long credential_loads; /* token file reads and exec plugin runs */
+} mk_kube_counts;
+
+/* Load the cluster's access, LIST the selected nodes and start watching
+ * them. NULL with err (naming the kubeconfig and object at fault, or the
+ * server and what failed; never a secret) when that cannot be done: the
+ * caller's "environment or infrastructure error". */
+mk_kube *mk_kube_open(const mk_kube_opts *o, char *err, size_t errlen);
+
+/* The node views (kind "API server"). snapshot copies the latest view, also
+ * after the watch failed (the last value seen); wait_change returns -1 once
+ * the watch failed for good. preferred and allocate are NULL: the API server
+ * cannot ask a device plugin. Valid until mk_kube_close. */
+mk_nodesrc *mk_kube_nodesrc(mk_kube *k);
+
+void mk_kube_stats(const mk_kube *k, mk_kube_counts *out);
+
+/* "https://10.0.0.1:6443 (kubeconfig /x, context 'c', user 'u': token (redacted))". */
+void mk_kube_describe(const mk_kube *k, char *buf, size_t len);
+
+/* Stop watching (at once, also mid-request) and free everything. */
+void mk_kube_close(mk_kube *k);
+
+#endif

@@ -1,0 +1,61 @@
+/* kube_auth.h - the credentials a request carries: a bearer token (fixed, or
+ * read from a file that rotates), or what an exec credential plugin returns;
+ * client certificates from inline data or a plugin. (Basic auth and
+ * certificate files need no state: kube_http.c takes them from the target.)
+ *
+ * One thread at a time uses an mk_kauth (the watch thread, or the opener
+ * before it starts). Secrets never appear in errors or descriptions. */
+#ifndef MOKKA_KUBE_AUTH_H
+#define MOKKA_KUBE_AUTH_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <time.h>
+#include "kubeconfig.h"
+
+typedef struct mk_kauth mk_kauth;
+
+/* What to send with the next request; valid until the next call. */
+typedef struct mk_kcred {
+    const char *token;           /* bearer token, or NULL */
+    const mk_kblob *cert, *key;  /* client certificate and key (PEM) from inline
+                                    data or a plugin, or NULL */
+} mk_kcred;
+
+/* `t` must outlive the mk_kauth. A plugin still running when *stop becomes
+ * nonzero is killed. */
+mk_kauth *mk_kauth_new(const mk_ktarget *t, const atomic_int *stop);
+void mk_kauth_free(mk_kauth *a);
+
+/* Credentials for the next request: reads the token file when it was last
+ * read a minute ago or more, runs the plugin when its credential expired.
+ * Returns 0, or -1 with err. */
+int mk_kauth_get(mk_kauth *a, mk_kcred *out, char *err, size_t errlen);
+
+/* The API server answered 401. Returns 1 when fresh credentials may help
+ * (token file re-read, plugin re-run on the next mk_kauth_get), else 0. */
+int mk_kauth_rejected(mk_kauth *a);
+
+/* "client certificate, token from /x (redacted)": how we authenticate. */
+void mk_kauth_describe(const mk_kauth *a, char *buf, size_t len);
+
+/* How many times the plugin ran or the token file was read. */
+unsigned long mk_kauth_loads(const mk_kauth *a);
+
+/* --- exposed for tests -------------------------------------------------------- */
+
+typedef struct mk_kexec_cred {
+    char *token;
+    mk_kblob cert, key;    /* clientCertificateData, clientKeyData (PEM) */
+    time_t expiry;         /* expirationTimestamp; 0: does not expire */
+} mk_kexec_cred;
+
+/* Parse a plugin's ExecCredential, which must carry `api_version`. Errors
+ * never quote the output, which holds the secret. */
+int mk_kexec_parse(const char *json, size_t len, const char *api_version, const char *cmd,
+                   mk_kexec_cred *out, char *err, size_t errlen);
+void mk_kexec_cred_free(mk_kexec_cred *c);
+/* RFC 3339 ("2024-05-01T10:00:00Z", with fraction or offset) to time_t. */
+int mk_krfc3339(const char *s, time_t *out);
+
+#endif

@@ -1,0 +1,72 @@
+/* kube_http.h - GET requests to the API server over libcurl: TLS and
+ * credentials from the target, retries with exponential backoff and jitter
+ * on connection errors, 5xx and 429 (honouring Retry-After), one credential
+ * refresh on 401, and a stop switch that interrupts transfers and waits at
+ * once from any thread.
+ *
+ * One thread at a time makes requests; mk_khttp_stop may come from another. */
+#ifndef MOKKA_KUBE_HTTP_H
+#define MOKKA_KUBE_HTTP_H
+
+#include <stddef.h>
+#include "kubeconfig.h"
+
+/* Where the engine's warnings and (when verbose) progress lines go. `fn` may
+ * be called from the watch thread. NULL fn: stderr. */
+typedef struct mk_klog {
+    void (*fn)(void *ctx, int warning, const char *msg);
+    void *ctx;
+    int verbose;
+} mk_klog;
+void mk_klogf(const mk_klog *l, int warning, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+typedef struct mk_khttp mk_khttp;
+
+typedef struct mk_kget {
+    const char *path;        /* "/api/v1/nodes?..." */
+    int watch;               /* counted as a watch, else as a list */
+    long timeout_s;          /* limit for one transfer; 0: none */
+    long long deadline_ms;   /* stop retrying at this mk_kmono_ms(); 0: never */
+    /* Receives the body of a 200 answer piece by piece; returns 0 to go on,
+     * -1 to end the transfer (mk_khttp_get then still returns 0). */
+    int (*sink)(void *ctx, const char *data, size_t len);
+    void *ctx;
+} mk_kget;
+
+/* mk_khttp_get's results besides 0 (an answer, with its HTTP status). */
+enum {
+    MK_KHTTP_FAIL = -1,      /* cannot work (TLS, credentials) or gave up at the deadline */
+    MK_KHTTP_BROKEN = -2,    /* a 200 answer broke off; the caller decides what next */
+    MK_KHTTP_STOPPED = -3    /* mk_khttp_stop was called */
+};
+
+typedef struct mk_khttp_counts {
+    unsigned long lists, watches, retries, credential_loads;
+} mk_khttp_counts;
+
+/* `t` must outlive the client. Warns (once) when TLS is not verified. */
+mk_khttp *mk_khttp_new(const mk_ktarget *t, const mk_klog *log, char *err, size_t errlen);
+void mk_khttp_free(mk_khttp *h);
+
+/* GET a path. Transient failures are retried until req->deadline_ms; 401 is
+ * retried once with fresh credentials. Other answers (200, 410, 403, ...)
+ * return 0 with *status set; for those that are not 200, err holds the
+ * API server's message. */
+int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_t errlen);
+
+/* Wait the next backoff delay (after a broken stream); -1 when stopped. */
+int mk_khttp_backoff(mk_khttp *h, const char *why);
+
+/* Interrupt any transfer or wait, now and for good. Thread-safe. */
+void mk_khttp_stop(mk_khttp *h);
+
+void mk_khttp_counts_get(const mk_khttp *h, mk_khttp_counts *out);
+
+/* "https://host:6443 as user 'u' (token (redacted))": where and who, no secrets. */
+void mk_khttp_describe(const mk_khttp *h, char *buf, size_t len);
+
+/* Monotonic milliseconds, the clock of deadlines. */
+long long mk_kmono_ms(void);
+
+#endif

@@ -1,0 +1,396 @@
+/* kube_watch.c - list+watch of the selected nodes, the way client-go's
+ * reflector does it: LIST, then WATCH from the list's resourceVersion with
+ * bookmarks; re-WATCH from the last resourceVersion seen when a stream ends;
+ * re-LIST on 410 Gone, whether it comes as the HTTP status or as an ERROR
+ * event inside a 200 stream. One thread and one watch serve any number of
+ * nodes; what they show goes into a store (kube_store.c) for readers. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+#include "kube_node.h"
+#include "kube_store.h"
+#include "kube_watch.h"
+
+#define STREAM_MAX (256u << 20)  /* one watch event, or one LIST answer */
+#define SHORT_WATCH_MS 1000      /* an empty watch shorter than this backs off */
+
+/* What the watch thread does next. */
+enum next { WATCH, RELIST, BACKOFF_RELIST };
+
+struct mk_kwatch {
+    mk_khttp *http;
+    mk_klog log;
+    char *list_path;          /* /api/v1/nodes[?fieldSelector=..&labelSelector=..] */
+    int watch_timeout_s;
+    mk_kstore *store;         /* where the nodes go; the caller's */
+    pthread_t thread;
+    int running;
+    /* The watch thread's own. */
+    char *rv;                 /* resourceVersion to watch from */
+    enum next next;
+    mk_kstream stream;
+    char stream_err[1024];
+    unsigned long stream_events;
+    atomic_ulong relists, events, bookmarks;
+};
+
+/* --- the stream's framing ---------------------------------------------------------- */
+
+void mk_kstream_reset(mk_kstream *s)
+{
+    free(s->buf);
+    memset(s, 0, sizeof *s);
+}
+
+static int stream_append(mk_kstream *s, const char *data, size_t len)
+{
+    if (s->len + len + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 16384;
+        while (cap < s->len + len + 1)
+            cap *= 2;
+        char *nb = cap <= STREAM_MAX ? realloc(s->buf, cap) : NULL;
+        if (!nb)
+            return -1;
+        s->buf = nb;
+        s->cap = cap;
+    }
+    memcpy(s->buf + s->len, data, len);
+    s->len += len;
+    return 0;
+}
+
+int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
+                    int (*fn)(void *ctx, json_t *obj), void *ctx, char *err, size_t errlen)
+{
+    if (stream_append(s, data, len)) {
+        snprintf(err, errlen, "a watch event larger than %u MiB", STREAM_MAX >> 20);
+        return -2;
+    }
+    /* Try to parse at each newline: a newline never splits a JSON token, so
+     * the only way text up to one fails to parse, short of being malformed,
+     * is an object that goes on in the next line. */
+    for (;;) {
+        char *nl = memchr(s->buf + s->scanned, '\n', s->len - s->scanned);
+        if (!nl) {
+            s->scanned = s->len;
+            return 0;
+        }
+        size_t upto = (size_t)(nl - s->buf) + 1;
+        json_error_t je;
+        json_t *obj = json_loadb(s->buf, upto, JSON_DISABLE_EOF_CHECK, &je);
+        if (!obj) {
+            if (json_error_code(&je) == json_error_premature_end_of_input) {
+                s->scanned = upto;
+                continue;
+            }
+            snprintf(err, errlen, "malformed watch event (line %d, column %d): %s",
+                     je.line, je.column, je.text);
+            return -2;
+        }
+        size_t used = (size_t)je.position;
+        memmove(s->buf, s->buf + used, s->len - used);
+        s->len -= used;
+        s->scanned = 0;
+        int stop = fn(ctx, obj);
+        json_decref(obj);
+        if (stop)
+            return -1;
+    }
+}
+
+static int set_rv(mk_kwatch *w, const json_t *obj)
+{
+    const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+    if (!rv)
+        return 0;
+    char *copy = strdup(rv);
+    if (!copy)
+        return -1;
+    free(w->rv);
+    w->rv = copy;
+    return 0;
+}
+
+/* --- LIST -------------------------------------------------------------------------- */
+
+static int collect(void *ctx, const char *data, size_t len)
+{
+    return stream_append(ctx, data, len);
+}
+
+static int parse_list(mk_kwatch *w, const char *body, size_t len, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *list = json_loadb(body, len, 0, &je);
+    json_t *items = json_object_get(list, "items"), *it;
+    mk_nv_nodes fresh = { 0 };
+    size_t i;
+
+    if (!json_is_array(items)) {
+        snprintf(err, errlen, "GET %s: the answer is not a NodeList%s%s", w->list_path,
+                 list ? "" : ": ", list ? "" : je.text);
+        json_decref(list);
+        return -1;
+    }
+    if (json_array_size(items) && !(fresh.node = calloc(json_array_size(items), sizeof *fresh.node))) {
+        snprintf(err, errlen, "out of memory");
+        json_decref(list);
+        return -1;
+    }
+    json_array_foreach(items, i, it) {
+        if (mk_knode_from_json(it, &fresh.node[fresh.n], err, errlen)) {
+            mk_nv_nodes_free(&fresh);
+            json_decref(list);
+            return -1;
+        }
+        fresh.n++;
+    }
+    int rc = set_rv(w, list);
+    mk_klogf(&w->log, 0, "listed %zu nodes at resourceVersion %s", fresh.n, w->rv ? w->rv : "?");
+    json_decref(list);
+    if (rc) {
+        mk_nv_nodes_free(&fresh);
+    } else if (mk_kstore_replace(w->store, &fresh)) {
+        rc = -1;
+    }
+    if (rc)
+        snprintf(err, errlen, "out of memory");
+    return rc;
+}
+
+/* LIST the nodes; a broken answer is retried after a backoff step. Returns
+ * 0, MK_KHTTP_FAIL (err) or MK_KHTTP_STOPPED. */
+static int list_nodes(mk_kwatch *w, long long deadline_ms, char *err, size_t errlen)
+{
+    for (;;) {
+        mk_kstream body = { 0 };   /* the framing buffer, here for a whole answer */
+        mk_kget req = { .path = w->list_path, .timeout_s = 120, .deadline_ms = deadline_ms,
+                        .sink = collect, .ctx = &body };
+        long status = 0;
+        int rc = mk_khttp_get(w->http, &req, &status, err, errlen);
+        if (rc == 0 && status == 200) {
+            rc = parse_list(w, body.buf ? body.buf : "", body.len, err, errlen) ? MK_KHTTP_FAIL : 0;
+        } else if (rc == 0) {
+            rc = MK_KHTTP_FAIL;       /* 403, 404, 401 after a refresh: err says which */
+        }
+        mk_kstream_reset(&body);
+        if (rc != MK_KHTTP_BROKEN)
+            return rc;
+        if (deadline_ms && mk_kmono_ms() >= deadline_ms)
+            return MK_KHTTP_FAIL;
+        if (mk_khttp_backoff(w->http, err))
+            return MK_KHTTP_STOPPED;
+    }
+}
+
+/* --- WATCH -------------------------------------------------------------------------- */
+
+static int on_event(void *ctx, json_t *ev)
+{
+    mk_kwatch *w = ctx;
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    json_t *obj = json_object_get(ev, "object");
+    char err[512] = "out of memory";
+
+    if (!type) {
+        snprintf(w->stream_err, sizeof w->stream_err, "a watch event without a type");
+        w->next = BACKOFF_RELIST;
+        return -1;
+    }
+    if (!strcmp(type, "ERROR")) {
+        /* A Status object. 410: our resourceVersion is too old to watch from. */
+        json_int_t code = json_integer_value(json_object_get(obj, "code"));
+        const char *msg = json_string_value(json_object_get(obj, "message"));
+        snprintf(w->stream_err, sizeof w->stream_err, "watch ERROR event %lld: %s",
+                 (long long)code, msg ? msg : "");
+        w->next = code == 410 ? RELIST : BACKOFF_RELIST;
+        return -1;
+    }
+    if (set_rv(w, obj)) {
+        snprintf(w->stream_err, sizeof w->stream_err, "out of memory");
+        w->next = BACKOFF_RELIST;
+        return -1;
+    }
+    if (!strcmp(type, "BOOKMARK")) {
+        atomic_fetch_add(&w->bookmarks, 1);
+        return 0;
+    }
+    atomic_fetch_add(&w->events, 1);
+    w->stream_events++;
+    if (!strcmp(type, "DELETED")) {
+        const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+        if (name && mk_kstore_delete(w->store, name)) {
+            snprintf(w->stream_err, sizeof w->stream_err, "out of memory");
+            w->next = BACKOFF_RELIST;
+            return -1;
+        }
+        return 0;
+    }
+    mk_nv_node n;
+    if (mk_knode_from_json(obj, &n, err, sizeof err) || mk_kstore_put(w->store, &n)) {
+        snprintf(w->stream_err, sizeof w->stream_err, "%s event: %s", type, err);
+        w->next = BACKOFF_RELIST;
+        return -1;
+    }
+    return 0;
+}
+
+static int on_watch_data(void *ctx, const char *data, size_t len)
+{
+    mk_kwatch *w = ctx;
+    int rc = mk_kstream_feed(&w->stream, data, len, on_event, w, w->stream_err, sizeof w->stream_err);
+    if (rc == -2)
+        w->next = BACKOFF_RELIST;
+    return rc ? -1 : 0;
+}
+
+/* One WATCH stream, from w->rv until it ends. Sets w->next. Returns 0,
+ * MK_KHTTP_FAIL (err) or MK_KHTTP_STOPPED. */
+static int watch_nodes(mk_kwatch *w, char *err, size_t errlen)
+{
+    char *path = NULL;
+    long status = 0;
+    if (asprintf(&path, "%s%swatch=true&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%d",
+                 w->list_path, strchr(w->list_path, '?') ? "&" : "?", w->rv ? w->rv : "",
+                 w->watch_timeout_s) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return MK_KHTTP_FAIL;
+    }
+    /* The server ends the stream after timeoutSeconds; our own limit, a bit
+     * later, catches a connection that died silently. */
+    mk_kget req = { .path = path, .watch = 1, .timeout_s = w->watch_timeout_s + 30,
+                    .sink = on_watch_data, .ctx = w };
+    long long started = mk_kmono_ms();
+    w->next = WATCH;
+    w->stream_err[0] = '\0';
+    w->stream_events = 0;
+    int rc = mk_khttp_get(w->http, &req, &status, err, errlen);
+    if (rc == 0 && w->next == WATCH) {
+        /* The stream ended: a last object without its newline still counts. */
+        mk_kstream_feed(&w->stream, "\n", 1, on_event, w, w->stream_err, sizeof w->stream_err);
+    }
+    mk_kstream_reset(&w->stream);
+    free(path);
+
+    if (rc == MK_KHTTP_BROKEN) {
+        rc = mk_khttp_backoff(w->http, err) ? MK_KHTTP_STOPPED : 0;
+    } else if (rc == 0 && status == 410) {
+        mk_klogf(&w->log, 0, "watch: 410 Gone (resourceVersion %s is too old); re-listing", w->rv);
+        w->next = RELIST;
+    } else if (rc == 0 && status != 200) {
+        rc = MK_KHTTP_FAIL;
+    } else if (rc == 0 && w->next != WATCH) {
+        mk_klogf(&w->log, 0, "watch ended: %s; re-listing", w->stream_err);
+        if (w->next == BACKOFF_RELIST && mk_khttp_backoff(w->http, w->stream_err))
+            rc = MK_KHTTP_STOPPED;
+    } else if (rc == 0 && !w->stream_events && mk_kmono_ms() - started < SHORT_WATCH_MS) {
+        /* A server that ends streams at once must not make us spin. */
+        rc = mk_khttp_backoff(w->http, "watch ended at once without events") ? MK_KHTTP_STOPPED : 0;
+    }
+    return rc;
+}
+
+static void *watch_thread(void *arg)
+{
+    mk_kwatch *w = arg;
+    char err[1024];
+    for (;;) {
+        int rc;
+        if (w->next == WATCH) {
+            rc = watch_nodes(w, err, sizeof err);
+        } else {
+            atomic_fetch_add(&w->relists, 1);
+            rc = list_nodes(w, 0, err, sizeof err);
+            if (rc == 0)
+                w->next = WATCH;
+        }
+        if (rc == MK_KHTTP_STOPPED)
+            break;
+        if (rc) {
+            mk_kstore_fail(w->store, err);
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* --- the handle ----------------------------------------------------------------------- */
+
+/* /api/v1/nodes with the selectors, URL-encoded. */
+static char *build_list_path(const mk_kwatch_opts *o)
+{
+    char *field = NULL, *fe = NULL, *le = NULL, *path = NULL;
+    if (o->node && asprintf(&field, "metadata.name=%s", o->node) < 0)
+        field = NULL;
+    fe = field ? curl_easy_escape(NULL, field, 0) : NULL;
+    le = o->selector ? curl_easy_escape(NULL, o->selector, 0) : NULL;
+    if ((!o->node || fe) && (!o->selector || le) &&
+        asprintf(&path, "/api/v1/nodes%s%s%s%s%s%s", fe || le ? "?" : "",
+                 fe ? "fieldSelector=" : "", fe ? fe : "", fe && le ? "&" : "",
+                 le ? "labelSelector=" : "", le ? le : "") < 0)
+        path = NULL;
+    free(field);
+    curl_free(fe);
+    curl_free(le);
+    return path;
+}
+
+mk_kwatch *mk_kwatch_start(mk_khttp *h, mk_kstore *store, const mk_klog *log,
+                           const mk_kwatch_opts *o, char *err, size_t errlen)
+{
+    mk_kwatch *w = calloc(1, sizeof *w);
+    if (!w) {
+        mk_khttp_free(h);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->http = h;
+    w->store = store;
+    w->log = *log;
+    w->watch_timeout_s = o->watch_timeout_s;
+    atomic_init(&w->relists, 0);
+    atomic_init(&w->events, 0);
+    atomic_init(&w->bookmarks, 0);
+    if (!(w->list_path = build_list_path(o))) {
+        snprintf(err, errlen, "out of memory");
+        mk_kwatch_free(w);
+        return NULL;
+    }
+    if (list_nodes(w, o->first_deadline_ms, err, errlen)) {
+        mk_kwatch_free(w);
+        return NULL;
+    }
+    w->next = WATCH;
+    int e = pthread_create(&w->thread, NULL, watch_thread, w);
+    if (e) {
+        snprintf(err, errlen, "cannot start the watch thread: %s", strerror(e));
+        mk_kwatch_free(w);
+        return NULL;
+    }
+    w->running = 1;
+    return w;
+}
+
+void mk_kwatch_counts_get(mk_kwatch *w, mk_kwatch_counts *out)
+{
+    out->relists = atomic_load(&w->relists);
+    out->events = atomic_load(&w->events);
+    out->bookmarks = atomic_load(&w->bookmarks);
+}
+
+void mk_kwatch_free(mk_kwatch *w)
+{
+    if (!w)
+        return;
+    mk_khttp_stop(w->http);
+    if (w->running)
+        pthread_join(w->thread, NULL);
+    mk_khttp_free(w->http);
+    mk_kstream_reset(&w->stream);
+    free(w->list_path);
+    free(w->rv);
+    free(w);
+}
