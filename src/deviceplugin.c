@@ -82,7 +82,8 @@ int mk_dp_unpack_devices(const uint8_t *msg, size_t len, mk_nv_device **dev, siz
             if (!(out[done].id = strdup(d->id)))
                 break;
             out[done].healthy = strcmp(d->health, MK_DP_HEALTHY) == 0;
-            out[done].numa = d->topology && d->topology->n_nodes ? (int)d->topology->nodes[0]->id : -1;
+            const V1beta1__TopologyInfo *t = d->topology;
+            out[done].numa = t && t->n_nodes ? (int)t->nodes[0]->id : -1;
             *healthy += (size_t)out[done].healthy;
         }
     }

@@ -131,7 +131,8 @@ static int ask_preferred(mk_kl_conn *c, char **available, size_t navail, char **
                          size_t nmust, size_t size, char ***out, size_t *nout,
                          char *err, size_t errlen)
 {
-    V1beta1__ContainerPreferredAllocationRequest creq = V1BETA1__CONTAINER_PREFERRED_ALLOCATION_REQUEST__INIT;
+    V1beta1__ContainerPreferredAllocationRequest creq =
+        V1BETA1__CONTAINER_PREFERRED_ALLOCATION_REQUEST__INIT;
     creq.n_available_deviceids = navail;
     creq.available_deviceids = available;
     creq.n_must_include_deviceids = nmust;

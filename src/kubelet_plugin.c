@@ -41,7 +41,8 @@ static int get_options(mk_kl_conn *c, char *err, size_t errlen)
         snprintf(err, errlen, "GetDevicePluginOptions failed for %s: %s", c->resource, why);
         return -1;
     }
-    V1beta1__DevicePluginOptions *o = v1beta1__device_plugin_options__unpack(NULL, resp.len, resp.data);
+    V1beta1__DevicePluginOptions *o =
+        v1beta1__device_plugin_options__unpack(NULL, resp.len, resp.data);
     free(resp.data);
     if (!o) {
         snprintf(err, errlen, "the device plugin for %s sent malformed DevicePluginOptions",

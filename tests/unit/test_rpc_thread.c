@@ -96,13 +96,14 @@ START_TEST(unary_roundtrip)
     mk_rpc_channel *ch = dial();
     mk_rpc_buf r;
     char err[256];
-    ck_assert_int_eq(mk_rpc_call(ch, ECHO, (const uint8_t *)"hello", 5, 1000, &r, err, sizeof err),
-                     MK_RPC_OK);
+    ck_assert_int_eq(mk_rpc_call(ch, ECHO, (const uint8_t *)"hello", 5, MK_TEST_PATIENCE_MS,
+                                 &r, err, sizeof err), MK_RPC_OK);
     ck_assert_uint_eq(r.len, 5);
     ck_assert(memcmp(r.data, "hello", 5) == 0);
     free(r.data);
     /* An empty message is a message too (protobuf's Empty is zero bytes). */
-    ck_assert_int_eq(mk_rpc_call(ch, ECHO, NULL, 0, 1000, &r, err, sizeof err), MK_RPC_OK);
+    ck_assert_int_eq(mk_rpc_call(ch, ECHO, NULL, 0, MK_TEST_PATIENCE_MS, &r, err, sizeof err),
+                     MK_RPC_OK);
     ck_assert_uint_eq(r.len, 0);
     free(r.data);
     mk_rpc_channel_close(ch);
@@ -114,12 +115,12 @@ START_TEST(unary_errors)
     mk_rpc_channel *ch = dial();
     mk_rpc_buf r;
     char err[256];
-    ck_assert_int_eq(mk_rpc_call(ch, FAIL, (const uint8_t *)"x", 1, 1000, &r, err, sizeof err),
-                     MK_RPC_NOT_FOUND);
+    ck_assert_int_eq(mk_rpc_call(ch, FAIL, (const uint8_t *)"x", 1, MK_TEST_PATIENCE_MS,
+                                 &r, err, sizeof err), MK_RPC_NOT_FOUND);
     ck_assert_str_eq(err, "NOT_FOUND: no such thing: x");
     ck_assert_ptr_null(r.data);
-    ck_assert_int_eq(mk_rpc_call(ch, "/t.Svc/Nope", NULL, 0, 1000, &r, err, sizeof err),
-                     MK_RPC_UNIMPLEMENTED);
+    ck_assert_int_eq(mk_rpc_call(ch, "/t.Svc/Nope", NULL, 0, MK_TEST_PATIENCE_MS,
+                                 &r, err, sizeof err), MK_RPC_UNIMPLEMENTED);
     ck_assert_msg(strstr(err, "unknown method /t.Svc/Nope"), "%s", err);
     mk_rpc_channel_close(ch);
 }
@@ -295,7 +296,8 @@ static void *hammer(void *arg)
         char m[32], err[256];
         int n = snprintf(m, sizeof m, "t%ld-%d", id, i);
         mk_rpc_buf r;
-        if (mk_rpc_call(shared_ch, ECHO, (const uint8_t *)m, (size_t)n, MK_TEST_PATIENCE_MS, &r, err, sizeof err))
+        if (mk_rpc_call(shared_ch, ECHO, (const uint8_t *)m, (size_t)n, MK_TEST_PATIENCE_MS,
+                        &r, err, sizeof err))
             return (void *)1;
         int same = r.len == (size_t)n && memcmp(r.data, m, (size_t)n) == 0;
         free(r.data);

@@ -117,7 +117,8 @@ static int preferred(void *ctx, const uint8_t *req, size_t len, mk_rpc_buf *resp
                      char *msg, size_t ml)
 {
     mk_plugin *p = ctx;
-    V1beta1__PreferredAllocationRequest *r = v1beta1__preferred_allocation_request__unpack(NULL, len, req);
+    V1beta1__PreferredAllocationRequest *r =
+        v1beta1__preferred_allocation_request__unpack(NULL, len, req);
     if (!r) {
         snprintf(msg, ml, "malformed PreferredAllocationRequest");
         return MK_RPC_INVALID_ARGUMENT;

@@ -94,7 +94,8 @@ static int preferred(void *ctx, const uint8_t *req, size_t len, mk_rpc_buf *resp
         if (!dup)
             ids[n++] = c->available_deviceids[i];
     }
-    V1beta1__ContainerPreferredAllocationResponse cr = V1BETA1__CONTAINER_PREFERRED_ALLOCATION_RESPONSE__INIT;
+    V1beta1__ContainerPreferredAllocationResponse cr =
+        V1BETA1__CONTAINER_PREFERRED_ALLOCATION_RESPONSE__INIT;
     cr.n_deviceids = n;
     cr.deviceids = ids;
     V1beta1__ContainerPreferredAllocationResponse *crs[1] = { &cr };
@@ -137,11 +138,13 @@ static int allocate(void *ctx, const uint8_t *req, size_t len, mk_rpc_buf *resp,
         cdi[i].name = cdis[i];
         cdip[i] = &cdi[i];
     }
-    V1beta1__ContainerAllocateResponse__EnvsEntry env = V1BETA1__CONTAINER_ALLOCATE_RESPONSE__ENVS_ENTRY__INIT;
+    V1beta1__ContainerAllocateResponse__EnvsEntry env =
+        V1BETA1__CONTAINER_ALLOCATE_RESPONSE__ENVS_ENTRY__INIT;
     env.key = "DOUBLE_DEVICES";
     env.value = joined;
     V1beta1__ContainerAllocateResponse__EnvsEntry *envp[1] = { &env };
-    V1beta1__ContainerAllocateResponse__AnnotationsEntry ann = V1BETA1__CONTAINER_ALLOCATE_RESPONSE__ANNOTATIONS_ENTRY__INIT;
+    V1beta1__ContainerAllocateResponse__AnnotationsEntry ann =
+        V1BETA1__CONTAINER_ALLOCATE_RESPONSE__ANNOTATIONS_ENTRY__INIT;
     ann.key = "double/allocated";
     ann.value = "yes";
     V1beta1__ContainerAllocateResponse__AnnotationsEntry *annp[1] = { &ann };

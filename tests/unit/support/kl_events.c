@@ -18,7 +18,9 @@ struct mk_kl_events {
 
 static void record(void *ctx, const mk_kubelet_event *ev)
 {
-    static const char *const kinds[] = { "REGISTERED", "REJECTED", "DEVICES", "STREAM_ENDED", "ERROR" };
+    static const char *const kinds[] = {
+        "REGISTERED", "REJECTED", "DEVICES", "STREAM_ENDED", "ERROR",
+    };
     mk_kl_events *e = ctx;
     char l[300];
     const char *res = ev->resource ? ev->resource : "-";
