@@ -15,7 +15,9 @@
 #   src/*.c src/cmd/*.c                                         -> mokka
 #   src/*.c but mokka.c   the engines, for tests and stand-ins  -> libmokkaengine.a
 #   tests/unit/test_*.c   one Check binary each
-#   tests/standins/*.c    one stand-in program each (device plugin, kube-watch)
+#   tests/unit/support/*.c  test doubles shared by the unit tests -> libmokkatest.a
+#   tests/standins/NAME.c or tests/standins/NAME/*.c  one stand-in program each
+#                         (device plugin, kube-watch)
 #   tests/bench/*.c       one benchmark program each
 
 MOKKA_VERSION := 0.1.0
@@ -55,7 +57,9 @@ NVML_SRC := $(sort $(wildcard lib/nvml/*.c))
 CLI_SRC  := $(sort $(wildcard src/*.c src/cmd/*.c))
 PROTOS   := $(sort $(wildcard src/proto/*.proto))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-STANDIN_SRC := $(sort $(wildcard tests/standins/*.c))
+TSUPPORT_SRC := $(sort $(wildcard tests/unit/support/*.c))
+STANDIN_NAMES := $(sort $(basename $(notdir $(wildcard tests/standins/*.c))) \
+                        $(notdir $(patsubst %/,%,$(dir $(wildcard tests/standins/*/*.c)))))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
 SUITES   := $(sort $(wildcard fixtures/suites/*.yaml))
@@ -68,13 +72,15 @@ CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
 CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o $(B)/gen/suites.o
 ENGINE_O := $(filter-out $(B)/src/mokka.o,$(call obj,$(sort $(wildcard src/*.c)))) $(PROTO_O)
+TSUPPORT_O := $(call obj,$(TSUPPORT_SRC))
 
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1
 CORE_A   := $(B)/libmokkacore.a
 ENGINE_A := $(B)/libmokkaengine.a
+TSUPPORT_A := $(B)/libmokkatest.a
 MOKKA    := $(O)/mokka
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
-STANDIN_BIN := $(patsubst tests/standins/%.c,$(B)/tests/%,$(STANDIN_SRC))
+STANDIN_BIN := $(patsubst %,$(B)/tests/%,$(STANDIN_NAMES))
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
 .PHONY: all lib cli test check testbins asan tsan bench demo install clean deps
@@ -97,9 +103,16 @@ $(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_st
 	@mkdir -p $(B)/gen
 	sh lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list lib/nvml/abi $(B)/gen
 
+# protoc-c names a service method's function slot after the method, in lower
+# case: Registration's Register becomes the C keyword `register`.
 $(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h &: src/proto/%.proto
 	@mkdir -p $(B)/gen
 	protoc-c --proto_path=src/proto --c_out=$(B)/gen $<
+	sed -i 's/(\*register)(/(*register_)(/' $(B)/gen/$*.pb-c.h
+
+# Keep the generated protobuf sources: as intermediates make would delete
+# them and rebuild everything that includes them on every run.
+.SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
 
 $(B)/gen/libblob.S: $(LIBNVML)
 	@mkdir -p $(@D)
@@ -139,6 +152,10 @@ $(ENGINE_A): $(ENGINE_O)
 	@rm -f $@
 	ar rcsD $@ $^
 
+$(TSUPPORT_A): $(TSUPPORT_O)
+	@rm -f $@
+	ar rcsD $@ $^
+
 $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(NVML_O) $(CORE_A) -Wl,-soname,libnvidia-ml.so.1 \
@@ -148,10 +165,11 @@ $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 $(MOKKA): $(CLI_O) $(CORE_A)
 	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(ENGINE_A) $(CORE_A)
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(TSUPPORT_A) $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/%: $(B)/tests/standins/%.o $(ENGINE_A) $(CORE_A)
+.SECONDEXPANSION:
+$(STANDIN_BIN): $(B)/tests/%: $$(call obj,$$(wildcard tests/standins/$$*.c tests/standins/$$*/*.c)) $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
 $(B)/tests/bench_%: $(B)/tests/bench/bench_%.o

@@ -229,20 +229,23 @@ static void finish_device(mk_universe *u, mk_device *dev, mk_diags *d)
     if (dev->fans == 0 && dev->lv[MK_M_FAN].kind != MK_LV_NA)
         dev->fans = 1;
     finish_live(dev);
-    if (dev->mig_enabled && !dev->mig_slices)
+    /* An empty instances: list asks for nothing (it may undo defaults:). */
+    int asked = dev->mig_request && dev->mig_request->n > 0;
+    if (dev->mig_enabled && !dev->mig_slices) {
         mk_diag_add(d, MK_DIAG_ERROR, file, dev->line, dev->col,
                     "GPU %u (%s) does not support MIG (its profile has no migSlices)", dev->index,
                     dev->name);
-    else if (dev->mig_request && !dev->mig_enabled)
+    } else if (asked && !dev->mig_enabled) {
         mk_yerr(d, dev->mig_request, "GPU %u: MIG instances given but MIG mode is disabled",
                 dev->index);
-    else
+    } else {
         mk_config_mig_layout(dev, d);
+        if (dev->mig_enabled && !asked)
+            mk_diag_add(d, MK_DIAG_WARNING, file, dev->line, dev->col,
+                        "GPU %u: MIG is enabled but no instances are configured, so it offers no "
+                        "MIG devices (add mig: {instances: [...]})", dev->index);
+    }
     dev->mig_request = NULL;
-    if (dev->mig_enabled && dev->nmig == 0)
-        mk_diag_add(d, MK_DIAG_WARNING, file, dev->line, dev->col,
-                    "GPU %u: MIG is enabled but no instances are configured, so it offers no "
-                    "MIG devices (add mig: {instances: [...]})", dev->index);
 }
 
 static void finish_mig_ids(mk_universe *u)
@@ -272,6 +275,8 @@ static void top_level(mk_universe *u, const mk_ynode *root, mk_diags *d)
             mk_yerr(d, n, "version: this Mokka reads config version 1.0, not '%s'",
                     n->kind == MK_Y_SCALAR ? n->str : "?");
     }
+    if ((n = mk_yget(root, "profile")) && n->kind != MK_Y_SCALAR)
+        mk_yerr(d, n, "profile: expected a profile name like h100-sxm5-80gb");
     if ((n = mk_yget(root, "seed")) && mk_yint(n, "seed", 0, INT64_MAX, &v, d) == 0) {
         u->seed = (uint64_t)v;
         u->has_seed = 1;
@@ -331,6 +336,11 @@ static size_t device_entries(const mk_ynode *root, const mk_ynode ***out, mk_dia
         }
         if ((idx = mk_yget(dev, "index")) && mk_yint(idx, "index", 0, n - 1, &index, d))
             continue;
+        if (!idx && index >= n) {
+            mk_yerr(d, dev, "devices: entry %zu would be GPU %lld, but count: is %lld (give it "
+                    "an index: below %lld, or raise count:)", i + 1, index, n, n);
+            continue;
+        }
         if (e[index]) {
             mk_yerr(d, idx ? idx : dev, "duplicate device index %lld (first at line %d)", index,
                     e[index]->line);
@@ -398,13 +408,14 @@ static const dev_template *make_template(mk_universe *u, unsigned i, const char 
         const mk_ydoc *pd = profile_doc(pc, pname, at, d);
         if (pd && pd->root) {
             mk_device_apply(dev, pd->root, pname, d);
-            snprintf(dev->profile, sizeof dev->profile, "%s", pname);
+            snprintf(dev->profile, sizeof dev->profile, "%s", mk_blob_find(mk_profile_blobs, pname)->name);
         }
     } else {
         const mk_ynode *name = entry ? str_key(entry, "name") : NULL;
         if (!name && defaults)
             name = str_key(defaults, "name");
-        int line = entry ? entry->line : 0, col = entry ? entry->col : 0;
+        const mk_ynode *pos = entry ? entry : mk_yget(root, "count");
+        int line = pos ? pos->line : 0, col = pos ? pos->col : 0;
         if (name)
             mk_diag_add(d, MK_DIAG_WARNING, u->config_path, line, col,
                         "GPU %u: no profile, and no built-in profile is named '%s': generic "
@@ -455,9 +466,14 @@ static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_yn
     } else {
         dev->procs = NULL;
     }
+    /* Checks made after all layers name the device's entry, or for a GPU
+     * that only count: makes, the count. */
+    const mk_ynode *pos = entry ? entry : mk_yget(root, "count");
+    if (pos) {
+        dev->line = pos->line;
+        dev->col = pos->col;
+    }
     if (entry) {
-        dev->line = entry->line;
-        dev->col = entry->col;
         snprintf(what, sizeof what, "device %u", i);
         mk_device_apply(dev, entry, what, d);
     }

@@ -5,6 +5,7 @@
  * top of a generic baseline, so a later layer overrides only what it names.
  * Keys live in tables (one row per key) so that adding a field is one line;
  * nested maps (pcie, clocks, ...) have tables of their own. */
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,11 +207,11 @@ static void f_cc(mk_device *dev, const mk_ynode *v, mk_diags *d)
 
 static void f_pstate(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
-    long long p;
     const char *s = v->kind == MK_Y_SCALAR ? v->str : "";
+    const char *digits = s + (s[0] == 'P' || s[0] == 'p');
     char *end;
-    p = strtoll(s + (s[0] == 'P' || s[0] == 'p'), &end, 10);
-    if (!*s || *end || p < 0 || p > 15) {
+    long long p = strtoll(digits, &end, 10);
+    if (!isdigit((unsigned char)digits[0]) || *end || p > 15) {
         mk_yerr(d, v, "pstate: expected 0 to 15 or P0 to P15");
         return;
     }
@@ -249,6 +250,14 @@ static void f_numa(mk_device *dev, const mk_ynode *v, mk_diags *d)
     long long n;
     if (mk_yint(v, "numaNode", -1, 1023, &n, d) == 0)
         dev->numa_node = (int)n;
+}
+
+/* The profile is layered in by config.c; here only its form is checked. */
+static void f_profile(mk_device *dev, const mk_ynode *v, mk_diags *d)
+{
+    (void)dev;
+    if (v->kind != MK_Y_SCALAR)
+        mk_yerr(d, v, "profile: expected a profile name like h100-sxm5-80gb");
 }
 
 static void f_mig_enabled(mk_device *dev, const mk_ynode *v, mk_diags *d)
@@ -419,7 +428,7 @@ static const field clock_fields[] = {
 
 static const field device_fields[] = {
     { "index", F_FN, 0, 0, 0, 0, 0 },   /* handled by config.c */
-    { "profile", F_FN, 0, 0, 0, 0, 0 }, /* handled by config.c */
+    FN("profile", f_profile),
     STR("name", name), FN("brand", f_brand), FN("architecture", f_arch),
     FN("computeCapability", f_cc), UINT("smCount", sm_count, 100000),
     STR("uuid", uuid), STR("serial", serial), STR("boardPartNumber", board_part),

@@ -1,4 +1,4 @@
-/* diag.c - collecting and formatting diagnostics. */
+/* diag.c - collecting (each once) and formatting diagnostics. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,25 +22,54 @@ void mk_diags_free(mk_diags *d)
     d->strict = strict;
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether d already holds this diagnostic: `defaults:` are applied to every
+ * GPU, and one mistake there should be reported once, not once per GPU. */
+static int already_there(const mk_diags *d, mk_diag_level lvl, const char *file, int line,
+                         int col, const char *msg)
+{
+    for (size_t i = d->n; i-- > 0;) {
+        const mk_diag *g = &d->v[i];
+        if (g->level == lvl && g->line == line && g->col == col && same_text(g->file, file) &&
+            same_text(g->msg, msg))
+            return 1;
+    }
+    return 0;
+}
+
 void mk_diag_add(mk_diags *d, mk_diag_level lvl, const char *file, int line,
                  int col, const char *fmt, ...)
 {
     if (lvl == MK_DIAG_WARNING && !d->strict)
         return;
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 8;
-        mk_diag *v = realloc(d->v, cap * sizeof *v);
-        if (!v)
-            return; /* out of memory: the diagnostic is lost, errors still count */
-        d->v = v;
-        d->cap = cap;
-    }
     va_list ap;
     va_start(ap, fmt);
     char *msg = NULL;
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
     va_end(ap);
+    if (msg && already_there(d, lvl, file, line, col, msg)) {
+        free(msg);
+        return;
+    }
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 8;
+        mk_diag *v = realloc(d->v, cap * sizeof *v);
+        if (!v) {
+            /* Out of memory: the text is lost, but an error still counts, so
+             * that the load fails as it should. */
+            free(msg);
+            if (lvl == MK_DIAG_ERROR)
+                d->errors++;
+            return;
+        }
+        d->v = v;
+        d->cap = cap;
+    }
     mk_diag *g = &d->v[d->n++];
     g->level = lvl;
     g->file = file ? strdup(file) : NULL;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -163,21 +164,23 @@ static int map_file(mk_state *st, int fd, size_t size, char *err, size_t errlen)
     return 0;
 }
 
-/* Maps an existing state file if it is one of ours. 1: mapped, 0: absent or
- * not valid, -1: error. */
+enum { ABSENT, OURS, FOREIGN };
+
+/* Maps an existing state file if it is one of ours: OURS (mapped), ABSENT,
+ * FOREIGN (another program's file, or an older Mokka's), or -1 on error. */
 static int try_existing(mk_state *st, char *err, size_t errlen)
 {
     int fd = open(st->path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
-            return 0;
+            return ABSENT;
         snprintf(err, errlen, "cannot open %s: %s", st->path, strerror(errno));
         return -1;
     }
     struct stat sb;
     if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(mk_state_hdr)) {
         close(fd);
-        return 0;
+        return FOREIGN;
     }
     int rc = map_file(st, fd, (size_t)sb.st_size, err, errlen);
     close(fd);
@@ -186,10 +189,10 @@ static int try_existing(mk_state *st, char *err, size_t errlen)
     if (!valid_header(st->hdr, st->size)) {
         munmap(st->hdr, st->size);
         st->hdr = NULL;
-        return 0;
+        return FOREIGN;
     }
     set_pointers(st);
-    return 1;
+    return OURS;
 }
 
 /* Creates the file under a temporary name and publishes it with link()
@@ -247,6 +250,33 @@ static int open_private(mk_state *st, const mk_universe *u, const char *const *f
     return 0;
 }
 
+/* Attaches to st->path, first replacing a file that is not for u. */
+static int settle(mk_state *st, const mk_universe *u, const char *const *fn_names, unsigned nfn,
+                  char *err, size_t errlen)
+{
+    for (int attempt = 0; attempt < 5; attempt++) {
+        int rc = try_existing(st, err, errlen);
+        if (rc < 0)
+            return -1;
+        if (rc == OURS && same_universe(st, u, fn_names, nfn)) {
+            attach_pid(st);
+            return 0;
+        }
+        if (rc == OURS) {
+            munmap(st->hdr, st->size);
+            st->hdr = NULL;
+        }
+        rc = create_file(st, u, fn_names, nfn, rc != ABSENT, err, errlen);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            attach_pid(st);
+            return 0;
+        }
+    }
+    return -1;
+}
+
 int mk_state_open(mk_state *st, const char *dir, const mk_universe *u,
                   const char *const *fn_names, unsigned nfn, char *err, size_t errlen)
 {
@@ -259,30 +289,18 @@ int mk_state_open(mk_state *st, const char *dir, const mk_universe *u,
         return -1;
     }
     snprintf(st->path, sizeof st->path, "%s/state", dir);
-    for (int attempt = 0; attempt < 5; attempt++) {
-        int rc = try_existing(st, err, errlen);
-        if (rc < 0)
-            return -1;
-        int replace = 0;
-        if (rc == 1) {
-            if (same_universe(st, u, fn_names, nfn)) {
-                attach_pid(st);
-                return 0;
-            }
-            munmap(st->hdr, st->size);
-            st->hdr = NULL;
-            replace = 1;
-        }
-        rc = create_file(st, u, fn_names, nfn, replace, err, errlen);
-        if (rc < 0)
-            return -1;
-        if (rc == 1) {
-            attach_pid(st);
-            return 0;
-        }
-    }
-    snprintf(err, errlen, "cannot settle on a state file in %s (too much contention)", dir);
-    return -1;
+    /* Processes starting together take turns (a lock on the directory), so
+     * that two of them never both replace a file and end up apart. */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0)
+        while (flock(dfd, LOCK_EX) != 0 && errno == EINTR)
+            ;
+    int rc = settle(st, u, fn_names, nfn, err, errlen);
+    if (rc != 0 && !err[0])
+        snprintf(err, errlen, "cannot settle on a state file in %s (too much contention)", dir);
+    if (dfd >= 0)
+        close(dfd);
+    return rc;
 }
 
 int mk_state_open_existing(mk_state *st, const char *path, char *err, size_t errlen)
@@ -290,9 +308,11 @@ int mk_state_open_existing(mk_state *st, const char *path, char *err, size_t err
     memset(st, 0, sizeof *st);
     snprintf(st->path, sizeof st->path, "%s", path);
     int rc = try_existing(st, err, errlen);
-    if (rc == 0)
+    if (rc == ABSENT)
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(ENOENT));
+    else if (rc == FOREIGN)
         snprintf(err, errlen, "%s is not a Mokka state file (or it is from another version)", path);
-    return rc == 1 ? 0 : -1;
+    return rc == OURS ? 0 : -1;
 }
 
 void mk_state_close(mk_state *st)
@@ -332,19 +352,22 @@ static void push_event(mk_state_dev *sd, mk_event_kind kind, unsigned xid, int m
     mk_fault_rec *r = &sd->ring[seq % MK_FAULT_RING];
     atomic_store_explicit(&r->seq, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    r->kind = kind;
-    r->xid = xid;
-    r->mig = mig;
-    r->time_ns = mk_now_real_ns();
+    atomic_store_explicit(&r->kind, kind, memory_order_relaxed);
+    atomic_store_explicit(&r->xid, xid, memory_order_relaxed);
+    atomic_store_explicit(&r->mig, mig, memory_order_relaxed);
+    atomic_store_explicit(&r->time_ns, mk_now_real_ns(), memory_order_relaxed);
     atomic_store_explicit(&r->seq, seq, memory_order_release);
 }
 
 static void set_health(mk_state_dev *sd, mk_fault_mode mode)
 {
     uint32_t h = atomic_load(&sd->health);
+    uint64_t before = atomic_load(&sd->fault_seq);
     /* A lost GPU stays lost; anything else takes the newest fault. */
     while (h != MK_FAULT_LOST && !atomic_compare_exchange_weak(&sd->health, &h, (uint32_t)mode))
         ;
+    if (h == MK_FAULT_NONE)
+        atomic_store(&sd->fault_start_seq, before); /* where this broken spell's events begin */
 }
 
 void mk_state_raise(mk_state *st, unsigned dev, mk_fault_mode mode, unsigned xid, int mig)

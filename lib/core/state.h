@@ -32,13 +32,16 @@ typedef enum {
     MK_EV_ECC_DBE = 3   /* nvmlEventTypeDoubleBitEccError */
 } mk_event_kind;
 
+/* A sequence lock per record: the writer zeroes seq, fills the fields and
+ * stores seq last; a reader reads seq, the fields, and seq again. The fields
+ * are atomics (relaxed) so that a read racing a rewrite is not a data race. */
 typedef struct mk_fault_rec {
-    _Atomic uint64_t seq;   /* written last: a reader trusts the record when seq matches */
-    uint32_t kind;          /* mk_event_kind */
-    uint32_t xid;
-    int32_t mig;            /* MIG device index on this GPU, -1 for the whole GPU */
+    _Atomic uint64_t seq;
+    _Atomic uint32_t kind;  /* mk_event_kind */
+    _Atomic uint32_t xid;
+    _Atomic int32_t mig;    /* MIG device index on this GPU, -1 for the whole GPU */
     uint32_t pad;
-    uint64_t time_ns;       /* CLOCK_REALTIME */
+    _Atomic uint64_t time_ns; /* CLOCK_REALTIME */
 } mk_fault_rec;
 
 /* Rules that already fired (bits), so each fires once per device. */
@@ -52,6 +55,7 @@ typedef struct mk_state_dev {
     _Atomic uint32_t last_xid;
     _Atomic uint32_t rules_fired;           /* MK_RULE_* */
     _Atomic uint64_t fault_seq;             /* faults raised so far */
+    _Atomic uint64_t fault_start_seq;       /* fault_seq when the GPU last turned unhealthy */
     _Atomic uint64_t xid_count;
     _Atomic uint64_t ecc_sbe, ecc_dbe;      /* volatile ECC error counts */
     _Atomic uint64_t ecc_since_ns;          /* ECC fault time: SBE counts rise after it */

@@ -31,21 +31,29 @@ int mk_metric_by_name(const char *name)
     return -1;
 }
 
-/* Splits "48 GB" / "0.21kW" into a non-negative number and a suffix. */
+/* Splits "48 GB" / "0.21kW" into a non-negative number and a suffix. Only
+ * plain decimals count as numbers: strtod alone would also read "0x10",
+ * "1e3" and "inf", which no one means as a size. */
 static int split_number(const char *s, double *num, const char **suffix)
 {
     while (isspace((unsigned char)*s))
         s++;
-    if (!isdigit((unsigned char)*s) && *s != '.')
+    size_t n = strspn(s, "0123456789");
+    if (s[n] == '.')
+        n += 1 + strspn(s + n + 1, "0123456789");
+    char digits[64];
+    if (n == 0 || n >= sizeof digits || (n == 1 && s[0] == '.'))
         return -1;
-    char *end;
+    memcpy(digits, s, n);
+    digits[n] = 0;
     errno = 0;
-    *num = strtod(s, &end);
-    if (end == s || errno == ERANGE || !(*num >= 0 && *num < 1e30))
+    *num = strtod(digits, NULL);
+    if (errno == ERANGE || !(*num < 1e30))
         return -1;
-    while (isspace((unsigned char)*end))
-        end++;
-    *suffix = end;
+    s += n;
+    while (isspace((unsigned char)*s))
+        s++;
+    *suffix = s;
     return 0;
 }
 

@@ -103,7 +103,7 @@ typedef struct mk_process {
 
 typedef struct mk_device {
     unsigned index;
-    int line, col;             /* where the device is described (0: generated) */
+    int line, col;             /* where the device is described: its entry, else count: */
     char profile[MK_SHORT_LEN];
 
     /* identity */

@@ -15,6 +15,7 @@
 #include "ytree.h"
 
 #define MK_YMAX_NODES 1000000
+#define MK_YMAX_FILE (64u << 20)   /* bytes: a config, not a data set */
 
 typedef struct {
     yaml_document_t *doc;
@@ -108,13 +109,32 @@ static mk_ynode *build(build_ctx *c, yaml_node_t *n)
     return y;
 }
 
-static mk_ydoc *load(const char *name, yaml_parser_t *parser, mk_diags *d)
+/* libyaml positions reader errors (bad UTF-8, control characters) by byte
+ * offset only; turn the offset into a line and a column of characters. */
+static void offset_position(const char *buf, size_t len, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (buf[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (((unsigned char)buf[i] & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
+}
+
+static mk_ydoc *load(const char *name, const char *buf, size_t len, yaml_parser_t *parser,
+                     mk_diags *d)
 {
     yaml_document_t doc;
     if (!yaml_parser_load(parser, &doc)) {
         const char *ctx = parser->context ? parser->context : "";
-        mk_diag_add(d, MK_DIAG_ERROR, name, (int)parser->problem_mark.line + 1,
-                    (int)parser->problem_mark.column + 1, "YAML syntax error: %s%s%s",
+        int line = (int)parser->problem_mark.line + 1, col = (int)parser->problem_mark.column + 1;
+        if (parser->error == YAML_READER_ERROR)
+            offset_position(buf, len, parser->problem_offset, &line, &col);
+        mk_diag_add(d, MK_DIAG_ERROR, name, line, col, "YAML syntax error: %s%s%s",
                     parser->problem ? parser->problem : "malformed document",
                     *ctx ? " " : "", ctx);
         return NULL;
@@ -165,11 +185,14 @@ mk_ydoc *mk_yload_mem(const char *name, const char *buf, size_t len, mk_diags *d
         return NULL;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-    mk_ydoc *doc = load(name, &parser, d);
+    mk_ydoc *doc = load(name, buf, len, &parser, d);
     yaml_parser_delete(&parser);
     return doc;
 }
 
+/* The whole file is read first: a directory or a read error is then named
+ * as such (libyaml would call it "input error" at 1:1), and reader errors
+ * get their position from the text. */
 mk_ydoc *mk_yload_file(const char *path, mk_diags *d)
 {
     FILE *f = fopen(path, "rb");
@@ -177,23 +200,33 @@ mk_ydoc *mk_yload_file(const char *path, mk_diags *d)
         mk_diag_add(d, MK_DIAG_ERROR, path, 0, 0, "cannot open: %s", strerror(errno));
         return NULL;
     }
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        fclose(f);
-        mk_diag_add(d, MK_DIAG_ERROR, path, 0, 0, "out of memory");
-        return NULL;
-    }
-    yaml_parser_set_input_file(&parser, f);
-    mk_ydoc *doc = load(path, &parser, d);
-    if (!doc || ferror(f)) {
-        if (doc && ferror(f)) {
-            mk_diag_add(d, MK_DIAG_ERROR, path, 0, 0, "read error: %s", strerror(errno));
-            mk_yfree(doc);
-            doc = NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int err = 0;
+    for (;;) {
+        if (len == cap) {
+            char *nb = cap < MK_YMAX_FILE ? realloc(buf, cap ? cap * 2 : 4096) : NULL;
+            if (!nb) {
+                err = cap < MK_YMAX_FILE ? ENOMEM : EFBIG;
+                break;
+            }
+            buf = nb;
+            cap = cap ? cap * 2 : 4096;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            err = ferror(f) ? errno : 0;
+            break;
         }
     }
-    yaml_parser_delete(&parser);
     fclose(f);
+    mk_ydoc *doc = NULL;
+    if (err)
+        mk_diag_add(d, MK_DIAG_ERROR, path, 0, 0, "cannot read: %s", strerror(err));
+    else
+        doc = mk_yload_mem(path, buf, len, d);
+    free(buf);
     return doc;
 }
 

@@ -130,8 +130,18 @@ MK_API nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long 
     if (eventTypes & ~supported_types(r.d))
         MK_UNSUPPORTED(nvmlDeviceRegisterEvents);
     pthread_mutex_lock(&set->lock);
-    if (!set->mask[r.gpu])
-        set->seen[r.gpu] = atomic_load(&mk_L.st.dev[r.gpu].fault_seq); /* from now on */
+    if (!set->mask[r.gpu]) {
+        /* Events from now on; but a GPU that is broken already (a rule that
+         * fired at start, a fault injected before the client looked) reports
+         * the fault that broke it, so that a plugin started late still sees it. */
+        mk_state_dev *sd = &mk_L.st.dev[r.gpu];
+        uint64_t from = atomic_load(&sd->fault_seq);
+        if (atomic_load(&sd->health) != MK_FAULT_NONE) {
+            uint64_t start = atomic_load(&sd->fault_start_seq);
+            from = start < from ? start : from;
+        }
+        set->seen[r.gpu] = from;
+    }
     set->mask[r.gpu] |= eventTypes;
     pthread_mutex_unlock(&set->lock);
     return NVML_SUCCESS;
@@ -150,9 +160,11 @@ static unsigned long long event_type(uint32_t kind)
 static int next_event(nvmlEventSet_t set, nvmlEventData_t *out, int with_instances)
 {
     const mk_universe *u = mk_universe_now();
+    /* A set kept across nvmlShutdown may know more GPUs than there are now. */
+    size_t ngpus = set->ngpus < mk_L.ngpus ? set->ngpus : mk_L.ngpus;
     int got = 0;
     pthread_mutex_lock(&set->lock);
-    for (size_t g = 0; g < set->ngpus && !got; g++) {
+    for (size_t g = 0; g < ngpus && !got; g++) {
         if (!set->mask[g])
             continue;
         mk_state_dev *sd = &mk_L.st.dev[g];
@@ -164,8 +176,10 @@ static int next_event(nvmlEventSet_t set, nvmlEventData_t *out, int with_instanc
             mk_fault_rec *rec = &sd->ring[c % MK_FAULT_RING];
             if (atomic_load_explicit(&rec->seq, memory_order_acquire) != c)
                 break; /* still being written; its writer wakes us when done */
-            uint32_t kind = rec->kind, xid = rec->xid;
-            int32_t mig = rec->mig;
+            uint32_t kind = atomic_load_explicit(&rec->kind, memory_order_relaxed);
+            uint32_t xid = atomic_load_explicit(&rec->xid, memory_order_relaxed);
+            int32_t mig = atomic_load_explicit(&rec->mig, memory_order_relaxed);
+            atomic_thread_fence(memory_order_acquire);
             if (atomic_load_explicit(&rec->seq, memory_order_acquire) != c)
                 continue; /* overwritten while read: take the next one */
             set->seen[g] = c;

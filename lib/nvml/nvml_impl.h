@@ -5,9 +5,10 @@
  * The hot path of a getter: count the call (a relaxed atomic add on this
  * thread's own counter row), check the handle (pointer range arithmetic, no
  * lock), read the immutable universe snapshot and, for live metrics, the
- * lock-free live state. Config reloads swap the snapshot pointer; old
- * snapshots stay alive until nvmlShutdown so that a getter never reads freed
- * memory. */
+ * lock-free live state. Config reloads swap the snapshot pointer; an old
+ * snapshot stays alive for a grace period far longer than any call that
+ * read the pointer before the swap can take, so no getter reads freed
+ * memory and no lock is needed to know it. */
 #ifndef MOKKA_NVML_IMPL_H
 #define MOKKA_NVML_IMPL_H
 
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "abi/nvml_abi.h"
 #include "fntable.h"
@@ -54,8 +56,8 @@ typedef struct mk_lib {
     pthread_mutex_t lock;             /* init, shutdown, reload: never on the hot path */
     _Atomic int refs;                 /* nvmlInit reference count */
     mk_universe *_Atomic u;           /* current snapshot */
-    mk_universe **retired;            /* snapshots replaced by reloads, freed at shutdown */
-    size_t nretired;
+    struct mk_retired { mk_universe *u; uint64_t at_ns; } *retired;
+    size_t nretired;                  /* snapshots replaced by reloads (see reload()) */
     mk_state st;
     mk_live live;
     /* handles: gpus[ndev], migs/gis/cis[total MIG devices], mig_base[gpu] = first index */
@@ -66,8 +68,7 @@ typedef struct mk_lib {
     /* hot reload */
     char *config_path;
     _Atomic uint64_t next_reload_check_ns;
-    int64_t config_mtime_ns;
-    off_t config_size;
+    struct stat config_stat;          /* the file when last looked at (all 0: absent) */
 } mk_lib;
 
 extern mk_lib mk_L;

@@ -42,15 +42,20 @@ static void report_config(const char *what, const mk_diags *d)
         fprintf(stderr, "mokka: %s: %s\n", what, line);
 }
 
-static void stat_config(int64_t *mtime_ns, off_t *size)
+static void stat_config(const char *path, struct stat *sb)
 {
-    struct stat sb;
-    *mtime_ns = -1;
-    *size = -1;
-    if (mk_L.config_path && stat(mk_L.config_path, &sb) == 0) {
-        *mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-        *size = sb.st_size;
-    }
+    if (!path || stat(path, sb) != 0)
+        memset(sb, 0, sizeof *sb);
+}
+
+/* Whether the file changed. Time stamps tick only every few milliseconds,
+ * so a file replaced within one tick by one of the same size is told apart
+ * by its inode (editors and `mokka` replace files whole) or change time. */
+static int config_changed(const struct stat *a, const struct stat *b)
+{
+    return a->st_ino != b->st_ino || a->st_dev != b->st_dev || a->st_size != b->st_size ||
+           a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
+           a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec;
 }
 
 /* Device handles live until the process ends, and are reused when the next
@@ -110,11 +115,12 @@ static void register_atfork(void)
 
 static nvmlReturn_t first_init(void)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     mk_diags d;
     char err[512];
     const char *path = config_path_from_env();
+    struct stat seen;
     mk_diags_init(&d);
+    stat_config(path, &seen);  /* before reading: a change while it is read is seen later */
     mk_universe *u = mk_universe_load(path, NULL, &d);
     if (!u) {
         char what[600];
@@ -144,11 +150,10 @@ static nvmlReturn_t first_init(void)
     }
     free(mk_L.config_path);
     mk_L.config_path = path ? strdup(path) : NULL;
-    stat_config(&mk_L.config_mtime_ns, &mk_L.config_size);
+    mk_L.config_stat = seen;
     atomic_store(&mk_L.next_reload_check_ns, mk_now_mono_ns() + RELOAD_PERIOD_NS);
     atomic_store_explicit(&mk_L.u, u, memory_order_release);
     mk_live_tick(&mk_L.live, u); /* rules already due (unhealthy_after_seconds: 0) fire now */
-    pthread_once(&once, register_atfork);
     return NVML_SUCCESS;
 }
 
@@ -159,7 +164,7 @@ static void last_shutdown(void)
     mk_state_close(&mk_L.st);
     mk_universe_free(u);
     for (size_t i = 0; i < mk_L.nretired; i++)
-        mk_universe_free(mk_L.retired[i]);
+        mk_universe_free(mk_L.retired[i].u);
     free(mk_L.retired);
     mk_L.retired = NULL;
     mk_L.nretired = 0;
@@ -169,7 +174,14 @@ static void last_shutdown(void)
 
 static nvmlReturn_t init(void)
 {
+    static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
     nvmlReturn_t rc = NVML_SUCCESS;
+    /* Before the lock is ever taken: a fork() in another thread before the
+     * handlers exist would give a child whose lock is held forever, and
+     * registering them while holding the lock deadlocks with a fork() that
+     * is running its handlers (it holds the C library's atfork lock and
+     * waits for ours). */
+    pthread_once(&atfork_once, register_atfork);
     pthread_mutex_lock(&mk_L.lock);
     int refs = atomic_load(&mk_L.refs);
     if (refs == 0)
@@ -222,6 +234,24 @@ nvmlReturn_t mk_stub(mk_fn fn)
 
 /* --- hot reload ----------------------------------------------------------------- */
 
+/* Frees snapshots retired long enough ago. A call holds a snapshot for the
+ * duration of one NVML call, and an event wait takes a fresh one at least
+ * every 500 ms, so ten seconds is a wide margin; without it a config
+ * rewritten all day would keep every version in memory. */
+#define RETIRE_GRACE_NS 10000000000ull
+
+static void free_retired(uint64_t now)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < mk_L.nretired; i++) {
+        if (now - mk_L.retired[i].at_ns > RETIRE_GRACE_NS)
+            mk_universe_free(mk_L.retired[i].u);
+        else
+            mk_L.retired[kept++] = mk_L.retired[i];
+    }
+    mk_L.nretired = kept;
+}
+
 /* Called with the lock held, when the file's mtime or size changed. */
 static void reload(void)
 {
@@ -237,12 +267,13 @@ static void reload(void)
                 "restart); the running GPUs are unchanged\n", mk_L.config_path, why);
         mk_universe_free(nu);
     } else {
-        mk_universe **r = realloc(mk_L.retired, (mk_L.nretired + 1) * sizeof *r);
+        free_retired(mk_now_mono_ns());
+        struct mk_retired *r = realloc(mk_L.retired, (mk_L.nretired + 1) * sizeof *r);
         if (!r) {
             mk_universe_free(nu);
         } else {
             mk_L.retired = r;
-            mk_L.retired[mk_L.nretired++] = old;
+            mk_L.retired[mk_L.nretired++] = (struct mk_retired){ old, mk_now_mono_ns() };
             nu->seed = old->seed; /* a reload continues the sequences, it does not restart them */
             nu->has_seed = old->has_seed;
             for (size_t i = 0; i < nu->ndev; i++)
@@ -271,13 +302,11 @@ void mk_maintenance(void)
     if (atomic_load(&mk_L.refs) > 0)
         mk_live_tick(&mk_L.live, mk_universe_now());
     if (atomic_load(&mk_L.refs) > 0 && mk_L.config_path) {
-        int64_t mtime;
-        off_t size;
-        stat_config(&mtime, &size);
-        if (mtime != mk_L.config_mtime_ns || size != mk_L.config_size) {
-            mk_L.config_mtime_ns = mtime;
-            mk_L.config_size = size;
-            if (mtime >= 0)
+        struct stat sb;
+        stat_config(mk_L.config_path, &sb);
+        if (config_changed(&sb, &mk_L.config_stat)) {
+            mk_L.config_stat = sb;
+            if (sb.st_ino)
                 reload();
         }
     }

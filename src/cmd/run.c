@@ -433,7 +433,6 @@ static int run_suites(run *r)
 /* Stops everything, writes the reports, cleans up; returns the exit code. */
 static int finish(run *r, int rc)
 {
-    char err[1024];
     if (r->super)
         mk_super_stop(r->super, mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM, 10000);
     if (mk_cancel == SIGALRM)

@@ -114,7 +114,7 @@ A100 = {'fans': False, 'procs': [], 'gsp': False}
 BOARDS = [
     dict(A100, procs=[(4242, 2 << 30, False), (4343, 512 << 20, True)]),
     {'fans': True, 'procs': [], 'gsp': False},
-    {'fans': False, 'procs': [], 'gsp': False},
+    {'fans': True, 'procs': [], 'gsp': False},      # rtx-6000-ada: one fan at 30 %
     {'fans': False, 'procs': [], 'gsp': True},
     {'fans': False, 'procs': [], 'gsp': False},
     dict(A100, procs=[(5151, 1 << 30, False)], mig=True),

@@ -1,0 +1,82 @@
+"""test_nvml_vs_real.py - the built libnvidia-ml.so.1 against NVIDIA's real
+NVML library (the Debian libnvidia-ml1 package) in what the real one can do
+without a driver: the text of every error code, and the answer of calls
+made before nvmlInit. nvmlInit itself is never called on the real library
+(without a driver it may create /dev/nvidiactl as root).
+
+Not compared: nvmlShutdown without nvmlInit. NVIDIA documents
+NVML_ERROR_UNINITIALIZED and Mokka answers that, but the 535 library
+answers NVML_SUCCESS when no driver is loaded.
+
+Env: MOKKA_BUILD (directory holding lib/libnvidia-ml.so.1), MOKKA_SAN
+(a sanitizer build cannot be loaded into Python: skipped)."""
+import ctypes
+import os
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get('MOKKA_SRC') or os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get('MOKKA_BUILD') or SRC
+MOCK = os.path.join(BUILD, 'lib', 'libnvidia-ml.so.1')
+REAL = ('/usr/lib/x86_64-linux-gnu/nvidia/current/libnvidia-ml.so.1',
+        '/usr/lib/aarch64-linux-gnu/nvidia/current/libnvidia-ml.so.1',
+        '/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1')
+
+NVML_ERROR_UNINITIALIZED = 1
+
+
+def real_path():
+    for p in REAL:
+        if os.path.exists(p):
+            return p
+    return None
+
+
+class VersusRealTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        if os.environ.get('MOKKA_SAN'):
+            raise unittest.SkipTest('a sanitizer build (%s) cannot be loaded into Python'
+                                    % os.environ['MOKKA_SAN'])
+        path = real_path()
+        if not path:
+            raise unittest.SkipTest('NVIDIA\'s libnvidia-ml.so.1 is not installed '
+                                    '(sh ci/deps.sh installs libnvidia-ml1)')
+        cls.real = ctypes.CDLL(path)
+        cls.mock = ctypes.CDLL(MOCK)
+        for lib in (cls.real, cls.mock):
+            lib.nvmlErrorString.restype = ctypes.c_char_p
+            lib.nvmlErrorString.argtypes = [ctypes.c_int]
+
+    def test_error_strings(self):
+        for code in list(range(0, 64)) + [999, 12345, -1]:
+            with self.subTest(code=code):
+                self.assertEqual(self.mock.nvmlErrorString(code),
+                                 self.real.nvmlErrorString(code))
+
+    def test_calls_before_init(self):
+        n = ctypes.c_uint(7)
+        h = ctypes.c_void_p()
+        buf = ctypes.create_string_buffer(96)
+        calls = {
+            'nvmlDeviceGetCount_v2': lambda lib: lib.nvmlDeviceGetCount_v2(ctypes.byref(n)),
+            'nvmlDeviceGetHandleByIndex_v2':
+                lambda lib: lib.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(h)),
+            'nvmlDeviceGetHandleByUUID':
+                lambda lib: lib.nvmlDeviceGetHandleByUUID(b'GPU-0', ctypes.byref(h)),
+            'nvmlSystemGetDriverVersion':
+                lambda lib: lib.nvmlSystemGetDriverVersion(buf, 96),
+            'nvmlEventSetCreate': lambda lib: lib.nvmlEventSetCreate(ctypes.byref(h)),
+            'nvmlDeviceGetTemperature':
+                lambda lib: lib.nvmlDeviceGetTemperature(None, 0, ctypes.byref(n)),
+        }
+        for name, call in calls.items():
+            with self.subTest(call=name):
+                real = call(self.real)
+                self.assertEqual(real, NVML_ERROR_UNINITIALIZED)
+                self.assertEqual(call(self.mock), real)
+
+
+if __name__ == '__main__':
+    unittest.main()

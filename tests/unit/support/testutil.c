@@ -1,0 +1,210 @@
+/* testutil.c - temporary directories, thread/descriptor counts, clocks and
+ * bounded waits for the unit tests. */
+#include <dirent.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "testutil.h"
+
+#define RING 8
+#define SLOT 8192
+
+static char *ring_slot(void)
+{
+    static char bufs[RING][SLOT];
+    static unsigned next;
+    return bufs[__atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) % RING];
+}
+
+TCase *mk_test_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void),
+                    double timeout_s)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_unchecked_fixture(tc, mk_test_tmproot_begin, mk_test_tmproot_end);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, timeout_s);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+int mk_test_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static char root[4096];
+
+static const char *tmp_base(void)
+{
+    const char *base = getenv("TMPDIR");
+    return root[0] ? root : base && *base ? base : "/tmp";
+}
+
+void mk_test_tmproot_begin(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/mokka-test-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(root)) {
+        perror("mkdtemp");
+        abort();
+    }
+}
+
+void mk_test_tmproot_end(void)
+{
+    if (root[0])
+        mk_test_rmtree(root);
+    root[0] = 0;
+}
+
+const char *mk_test_tmpdir(const char *tag)
+{
+    char *p = ring_slot();
+    snprintf(p, SLOT, "%s/%s-XXXXXX", tmp_base(), tag);
+    if (!mkdtemp(p)) {
+        perror("mkdtemp");
+        abort();
+    }
+    return p;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    remove(path);
+    return 0;
+}
+
+void mk_test_rmtree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Entries of a /proc directory; with `prefix`, only links pointing to a
+ * target starting with it. */
+static int count_dir(const char *path, const char *prefix)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (prefix) {
+            char p[512], target[256];
+            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+            ssize_t len = readlink(p, target, sizeof target - 1);
+            if (len < 0)
+                continue;
+            target[len] = 0;
+            if (strncmp(target, prefix, strlen(prefix)) != 0)
+                continue;
+        }
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+int mk_test_nthreads(void)
+{
+    return count_dir("/proc/self/task", NULL);
+}
+
+static void *noop(void *arg)
+{
+    return arg;
+}
+
+int mk_test_thread_baseline(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, noop, NULL) == 0)
+        pthread_join(t, NULL);
+    return mk_test_nthreads();
+}
+
+char mk_test_thread_state(int tid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *got = fgets(line, sizeof line, f);
+    fclose(f);
+    /* "tid (comm) S ...": the comm may hold spaces and parentheses. */
+    char *end = got ? strrchr(line, ')') : NULL;
+    return end && end[1] == ' ' ? end[2] : 0;
+}
+
+int mk_test_nfds(void)
+{
+    return count_dir("/proc/self/fd", NULL) - 1;   /* the one opendir holds */
+}
+
+int mk_test_nsockets(void)
+{
+    return count_dir("/proc/self/fd", "socket:");
+}
+
+static int wait_count(int (*count)(void), int want, int timeout_ms)
+{
+    double end = mk_test_now_ms() + timeout_ms;
+    int n;
+    while ((n = count()) > want && mk_test_now_ms() < end)
+        mk_test_sleep_ms(5);
+    return n;
+}
+
+int mk_test_wait_nthreads(int want, int timeout_ms)
+{
+    return wait_count(mk_test_nthreads, want, timeout_ms);
+}
+
+int mk_test_wait_nfds(int want, int timeout_ms)
+{
+    return wait_count(mk_test_nfds, want, timeout_ms);
+}
+
+int mk_test_wait_nsockets(int want, int timeout_ms)
+{
+    return wait_count(mk_test_nsockets, want, timeout_ms);
+}
+
+double mk_test_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void mk_test_sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+int mk_test_wait_for(int (*pred)(void *), void *arg, int timeout_ms)
+{
+    double end = mk_test_now_ms() + timeout_ms;
+    int r;
+    while (!(r = pred(arg)) && mk_test_now_ms() < end)
+        mk_test_sleep_ms(2);
+    return r;
+}
+
+const char *mk_test_path(const char *dir, const char *name)
+{
+    char *p = ring_slot();
+    snprintf(p, SLOT, "%s/%s", dir, name);
+    return p;
+}

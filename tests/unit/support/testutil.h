@@ -1,0 +1,67 @@
+/* testutil.h - helpers the unit tests share: temporary directories, counts
+ * of the process's threads and descriptors, clocks and bounded waits. */
+#ifndef MOKKA_TESTUTIL_H
+#define MOKKA_TESTUTIL_H
+
+#include <check.h>
+#include <stddef.h>
+
+/* 1 in a build with a sanitizer (whose libraries other programs cannot load). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MK_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MK_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef MK_TEST_SANITIZED
+#define MK_TEST_SANITIZED 0
+#endif
+
+/* How long a test waits for what should happen at once: only a failing or
+ * a heavily loaded run (sanitizers, parallel jobs) waits that long. */
+#define MK_TEST_PATIENCE_MS 10000
+
+/* A test case of `s` with the fixtures every test here uses: the
+ * temporary root below (unchecked), setup/teardown (checked), a timeout. */
+TCase *mk_test_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void),
+                    double timeout_s);
+/* Runs the suite; returns main's exit status. */
+int mk_test_run(Suite *s);
+
+/* A root for a test case's temporary directories, made and removed by the
+ * parent process (Check's unchecked fixture): a test that fails in its
+ * forked child skips its teardown, and this still removes what it left. */
+void mk_test_tmproot_begin(void);
+void mk_test_tmproot_end(void);
+/* mkdtemp under the root (or $TMPDIR, or /tmp); aborts the test on
+ * failure. The result is static storage in a small ring, so a few may be
+ * alive at once. */
+const char *mk_test_tmpdir(const char *tag);
+/* rm -r of a test directory; ignores what is already gone. */
+void mk_test_rmtree(const char *dir);
+/* Entries in /proc/self/task, descriptors in /proc/self/fd, and those of
+ * them that are sockets. */
+int mk_test_nthreads(void);
+/* The thread count to come back to: ThreadSanitizer starts a thread of its
+ * own at the first pthread_create, so this starts (and joins) one first. */
+int mk_test_thread_baseline(void);
+int mk_test_nfds(void);
+/* A thread's state letter from /proc/self/task/<tid>/stat ('R', 'S', ...),
+ * or 0 when it cannot be read. */
+char mk_test_thread_state(int tid);
+int mk_test_nsockets(void);
+/* Wait until a count drops to at most `want` (threads and descriptors that
+ * other threads release may lag a little); return the last count. */
+int mk_test_wait_nthreads(int want, int timeout_ms);
+int mk_test_wait_nfds(int want, int timeout_ms);
+int mk_test_wait_nsockets(int want, int timeout_ms);
+double mk_test_now_ms(void);
+void mk_test_sleep_ms(int ms);
+/* Calls pred(arg) every few ms until it returns non-zero or timeout_ms
+ * passes; returns the last result. */
+int mk_test_wait_for(int (*pred)(void *), void *arg, int timeout_ms);
+/* Builds a path in static storage (ring of buffers): dir + "/" + name. */
+const char *mk_test_path(const char *dir, const char *name);
+
+#endif

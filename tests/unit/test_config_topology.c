@@ -1,0 +1,289 @@
+/* test_config_topology.c - where GPUs sit: PCI bus ids (format, defaults,
+ * uniqueness), UUID and minor uniqueness, NUMA nodes, NVLink wiring (always
+ * symmetric: for every link l of GPU a that reaches GPU b's link m, b's
+ * link m reaches a's link l), topology errors, and which changes a hot
+ * reload may make (mk_universe_same_identity). */
+#include "config_check.h"
+#include "profiles.h"
+
+/* Every link of every GPU points back at where it comes from. */
+static void assert_symmetric(const mk_universe *u, const char *what)
+{
+    for (unsigned a = 0; a < u->ndev; a++) {
+        const mk_device *da = &u->dev[a];
+        for (unsigned l = 0; l < MK_MAX_NVLINKS; l++) {
+            int b = da->nvlink_peer[l];
+            if (l >= da->nvlinks) {
+                ck_assert_msg(b < 0, "%s: GPU %u link %u is beyond its %u links", what, a, l,
+                              da->nvlinks);
+                continue;
+            }
+            if (b < 0)
+                continue;
+            unsigned m = da->nvlink_peer_link[l];
+            ck_assert_msg((unsigned)b < u->ndev && (unsigned)b != a, "%s: GPU %u link %u -> %d",
+                          what, a, l, b);
+            const mk_device *db = &u->dev[b];
+            ck_assert_msg(m < db->nvlinks && db->nvlink_peer[m] == (int)a &&
+                          db->nvlink_peer_link[m] == l,
+                          "%s: GPU %u link %u reaches GPU %d link %u, which reaches GPU %d link %u",
+                          what, a, l, b, m, db->nvlink_peer[m], db->nvlink_peer_link[m]);
+        }
+    }
+}
+
+static unsigned links_between(const mk_universe *u, unsigned a, unsigned b)
+{
+    unsigned n = 0;
+    for (unsigned l = 0; l < u->dev[a].nvlinks; l++)
+        n += u->dev[a].nvlink_peer[l] == (int)b;
+    return n;
+}
+
+START_TEST(nvlink_all_every_profile)
+{
+    for (const mk_blob *p = mk_profile_blobs; p->name; p++)
+        for (unsigned count = 1; count <= 9; count++) {
+            char yaml[256], what[128];
+            snprintf(yaml, sizeof yaml, "profile: %s\ncount: %u\ntopology: {nvlink: all}\n",
+                     p->name, count);
+            snprintf(what, sizeof what, "%s x %u", p->name, count);
+            mk_universe *u = LOAD_CLEAN(yaml);
+            assert_symmetric(u, what);
+            unsigned links = u->dev[0].nvlinks;
+            unsigned per_pair = count > 1 ? links / (count - 1) : 0;
+            for (unsigned a = 0; a < count; a++)
+                for (unsigned b = 0; b < count; b++)
+                    ck_assert_msg(links_between(u, a, b) == (a == b ? 0 : per_pair),
+                                  "%s: %u links between %u and %u, want %u", what,
+                                  links_between(u, a, b), a, b, per_pair);
+            mk_universe_free(u);
+        }
+}
+END_TEST
+
+START_TEST(nvlink_default_is_all)
+{
+    mk_universe *u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 8\n");
+    assert_symmetric(u, "default");
+    ck_assert_uint_eq(links_between(u, 0, 7), 2);   /* 18 links over 7 peers */
+    mk_universe_free(u);
+    /* A mixed set wires by the GPU with the fewest links; one without
+     * NVLink leaves everyone unwired. */
+    u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 3\ndevices:\n  - {index: 2, profile: "
+                   "a100-sxm4-40gb}\n");
+    assert_symmetric(u, "mixed");
+    ck_assert_uint_eq(links_between(u, 0, 2), 6);
+    mk_universe_free(u);
+    u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 3\ndevices:\n  - {index: 2, profile: l4}\n");
+    ck_assert_uint_eq(links_between(u, 0, 1), 0);
+    mk_universe_free(u);
+}
+END_TEST
+
+START_TEST(nvlink_pairs)
+{
+    mk_universe *u = LOAD_CLEAN("profile: a100-sxm4-40gb\ncount: 4\n"
+                                "topology: {nvlink: [[0, 1], [0, 1], [1, 2, 4], [3, 0, 10]]}\n");
+    assert_symmetric(u, "pairs");
+    ck_assert_uint_eq(links_between(u, 0, 1), 2);
+    ck_assert_uint_eq(links_between(u, 1, 0), 2);
+    ck_assert_uint_eq(links_between(u, 1, 2), 4);
+    ck_assert_uint_eq(links_between(u, 2, 1), 4);
+    ck_assert_uint_eq(links_between(u, 3, 0), 10);
+    ck_assert_uint_eq(links_between(u, 2, 3), 0);
+    mk_universe_free(u);
+}
+END_TEST
+
+START_TEST(nvlink_none)
+{
+    mk_universe *u = LOAD_CLEAN("profile: a100-sxm4-40gb\ncount: 4\ntopology: {nvlink: none}\n");
+    for (unsigned a = 0; a < 4; a++)
+        for (unsigned l = 0; l < MK_MAX_NVLINKS; l++)
+            ck_assert_int_eq(u->dev[a].nvlink_peer[l], -1);
+    mk_universe_free(u);
+}
+END_TEST
+
+START_TEST(nvlink_errors)
+{
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 4\n"
+                "topology: {nvlink: [[3, 0, 12], [3, 1]]}\n",
+                "t.yaml:3:33: error: topology.nvlink: not enough free links on GPU 3 or 1 (each "
+                "has the links its profile's nvlink.links says)");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: [[0, 1, 19]]}\n",
+                "t.yaml:3:28: error: links: 19 is out of range (1 to 18)");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: [[0, 1], [1, 1]]}\n",
+                "t.yaml:3:29: error: topology.nvlink: GPU 1 cannot link to itself");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: [[0, 2]]}\n",
+                "t.yaml:3:25: error: GPU index: 2 is out of range (0 to 1)");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: [[0]]}\n",
+                "t.yaml:3:21: error: topology.nvlink: expected pairs like [0, 1] or [0, 1, LINKS]");
+    EXPECT_DIAG("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: [0, 1]}\n",
+                "t.yaml:3:21: error: topology.nvlink: expected pairs like [0, 1] or [0, 1, LINKS]");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: some}\n",
+                "t.yaml:3:20: error: topology.nvlink: expected all, none or a list of pairs like "
+                "[[0, 1], [2, 3]]");
+    EXPECT_ONLY("profile: t4\ncount: 2\ntopology: {nvlink: [[0, 1]]}\n",
+                "t.yaml:3:21: error: topology.nvlink: not enough free links on GPU 0 or 1 (each "
+                "has the links its profile's nvlink.links says)");
+}
+END_TEST
+
+START_TEST(topology_errors)
+{
+    EXPECT_ONLY("profile: t4\ncount: 2\ntopology: {numaNode: 2}\n",
+                "t.yaml:3:12: error: unknown key 'numaNode' in topology; did you mean "
+                "'numaNodes'?");
+    EXPECT_ONLY("profile: t4\ncount: 2\ntopology: {numaNodes: 0}\n",
+                "t.yaml:3:23: error: numaNodes: 0 is out of range (1 to 64)");
+    EXPECT_ONLY("profile: t4\ncount: 2\ntopology: {cpus: 5000}\n",
+                "t.yaml:3:18: error: cpus: 5000 is out of range (1 to 4096)");
+}
+END_TEST
+
+START_TEST(bus_ids)
+{
+    /* Up to eight GPUs get a DGX's bus ids; more get a regular pattern;
+     * ids a config names are never handed out again. */
+    mk_universe *u = LOAD_CLEAN("profile: t4\ncount: 3\ndevices:\n"
+                                "  - {index: 2, pciBusID: \"0000:07:00.0\"}\n");
+    ck_assert_str_eq(u->dev[0].bus_id, "00000000:04:00.0");
+    ck_assert_str_eq(u->dev[1].bus_id, "00000000:0F:00.0");
+    ck_assert_str_eq(u->dev[2].bus_id, "00000000:07:00.0");
+    mk_universe_free(u);
+    u = LOAD_CLEAN("profile: t4\ncount: 200\n");
+    ck_assert_str_eq(u->dev[0].bus_id, "00000000:04:00.0");
+    ck_assert_str_eq(u->dev[59].bus_id, "00000000:F0:00.0");
+    ck_assert_str_eq(u->dev[60].bus_id, "00000001:04:00.0");
+    ck_assert_str_eq(u->dev[60].bus_id_legacy, "0001:04:00.0");
+    mk_universe_free(u);
+    /* Both widths of domain, either case. */
+    u = LOAD_CLEAN("profile: t4\ndevices:\n  - {pciBusID: \"0000:af:00.1\"}\n"
+                   "  - {pciBusID: \"0000ABCD:AF:00.1\"}\n");
+    ck_assert_str_eq(u->dev[0].bus_id, "00000000:AF:00.1");
+    ck_assert_str_eq(u->dev[1].bus_id, "0000ABCD:AF:00.1");
+    ck_assert_str_eq(u->dev[1].bus_id_legacy, "ABCD:AF:00.1");
+    mk_universe_free(u);
+}
+END_TEST
+
+START_TEST(uniqueness)
+{
+    EXPECT_ONLY("profile: t4\ndevices:\n  - {pciBusID: \"0000:07:00.0\"}\n"
+                "  - {pciBusID: \"0000:07:00.0\"}\n",
+                "t.yaml:4:5: error: GPU 1: pciBusID 0000:07:00.0 is already used by GPU 0");
+    EXPECT_ONLY("profile: t4\ndevices:\n  - {pciBusID: \"0000:3b:00.0\"}\n"
+                "  - {pciBusID: \"00000000:3B:00.0\"}\n",
+                "t.yaml:4:5: error: GPU 1: pciBusID 0000:3B:00.0 is already used by GPU 0");
+    EXPECT_ONLY("profile: t4\ndevices:\n  - {uuid: GPU-11111111-2222-3333-4444-555555555555}\n"
+                "  - {uuid: GPU-11111111-2222-3333-4444-555555555555}\n",
+                "t.yaml:4:5: error: GPU 1: uuid GPU-11111111-2222-3333-4444-555555555555 is "
+                "already used by GPU 0");
+    EXPECT_ONLY("profile: t4\ndevices:\n  - {}\n  - {minorNumber: 0}\n",
+                "t.yaml:4:5: error: GPU 1: minorNumber 0 is already used by GPU 0");
+    /* A minor is the GPU's index unless given, so giving one GPU another's
+     * index as its minor is a clash too. */
+    EXPECT_ONLY("profile: t4\ndevices:\n  - {minorNumber: 1}\n  - {}\n",
+                "t.yaml:4:5: error: GPU 1: minorNumber 1 is already used by GPU 0");
+}
+END_TEST
+
+START_TEST(numa_nodes)
+{
+    mk_universe *u = LOAD_CLEAN("profile: t4\ncount: 6\ntopology: {numaNodes: 3}\n"
+                                "devices:\n  - {index: 5, numaNode: -1}\n");
+    static const int want[] = { 0, 0, 1, 1, 2, -1 };
+    for (unsigned i = 0; i < 6; i++)
+        ck_assert_int_eq(u->dev[i].numa_node, want[i]);
+    mk_universe_free(u);
+    u = LOAD_CLEAN("profile: t4\ncount: 1\n");
+    ck_assert_int_eq(u->dev[0].numa_node, 0);
+    ck_assert_uint_eq(u->numa_nodes, 1);
+    mk_universe_free(u);
+    EXPECT_ONLY("profile: t4\ncount: 2\ndevices:\n  - {index: 1, numaNode: 2}\n",
+                "t.yaml:4:5: error: GPU 1: numaNode 2, but the host has 2 NUMA nodes "
+                "(topology.numaNodes)");
+}
+END_TEST
+
+static mk_universe *load(const char *yaml)
+{
+    return LOAD_CLEAN(yaml);
+}
+
+static void identity_differs(const char *a_yaml, const char *b_yaml, const char *why_want)
+{
+    mk_universe *a = load(a_yaml), *b = load(b_yaml);
+    char why[512] = "";
+    ck_assert_msg(!mk_universe_same_identity(a, b, why, sizeof why), "no change seen for\n%s",
+                  b_yaml);
+    ck_assert_str_eq(why, why_want);
+    mk_universe_free(a);
+    mk_universe_free(b);
+}
+
+START_TEST(same_identity)
+{
+    static const char base[] = "profile: a100-sxm4-40gb\ncount: 2\n"
+                               "devices:\n  - {index: 0, mig: {instances: [3g.20gb, 3g.20gb]}}\n";
+    /* Live values and rules may change. */
+    mk_universe *a = load(base);
+    mk_universe *b = load("profile: a100-sxm4-40gb\ncount: 2\ndefaults: {temperature: 50-60, "
+                          "unhealthy_after_seconds: 3, power: follow}\n"
+                          "devices:\n  - {index: 0, mig: {instances: [3g.20gb, 3g.20gb]}}\n");
+    char why[512] = "";
+    ck_assert_msg(mk_universe_same_identity(a, b, why, sizeof why), "%s", why);
+    ck_assert_msg(mk_universe_same_identity(a, a, why, sizeof why), "%s", why);
+    mk_universe_free(a);
+    mk_universe_free(b);
+
+    identity_differs(base, "profile: a100-sxm4-40gb\ncount: 3\n"
+                     "devices:\n  - {index: 0, mig: {instances: [3g.20gb, 3g.20gb]}}\n",
+                     "the GPU count changed from 2 to 3");
+    a = load(base);
+    char want[512];
+    snprintf(want, sizeof want, "GPU 1's uuid changed from %s to "
+             "GPU-11111111-2222-3333-4444-555555555555", a->dev[1].uuid);
+    mk_universe_free(a);
+    identity_differs(base, "profile: a100-sxm4-40gb\ncount: 2\n"
+                     "devices:\n  - {index: 0, mig: {instances: [3g.20gb, 3g.20gb]}}\n"
+                     "  - {index: 1, uuid: GPU-11111111-2222-3333-4444-555555555555}\n", want);
+    identity_differs(base, "profile: a100-sxm4-40gb\ncount: 2\n"
+                     "devices:\n  - {index: 0, mig: {instances: [3g.20gb, 3g.20gb]}}\n"
+                     "  - {index: 1, pciBusID: \"0000:99:00.0\"}\n",
+                     "GPU 1's pciBusID changed from 0000:0F:00.0 to 0000:99:00.0");
+    identity_differs(base, "profile: a100-sxm4-40gb\ncount: 2\n"
+                     "devices:\n  - {index: 0, mig: {instances: [3g.20gb, 3g.20gb]}}\n"
+                     "  - {index: 1, minorNumber: 7}\n",
+                     "GPU 1's minorNumber changed from 1 to 7");
+    identity_differs(base, "profile: a100-sxm4-40gb\ncount: 2\n",
+                     "GPU 0's MIG layout changed");
+    identity_differs(base, "profile: a100-sxm4-40gb\ncount: 2\n"
+                     "devices:\n  - {index: 0, mig: {instances: [3g.20gb]}}\n",
+                     "GPU 0's MIG layout changed");
+    identity_differs(base, "profile: a100-sxm4-40gb\ncount: 2\n"
+                     "devices:\n  - {index: 0, mig: {instances: [4g.20gb, 3g.20gb]}}\n",
+                     "GPU 0's MIG layout changed");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("config_topology");
+    TCase *tc = tcase_create("config_topology");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, nvlink_all_every_profile);
+    tcase_add_test(tc, nvlink_default_is_all);
+    tcase_add_test(tc, nvlink_pairs);
+    tcase_add_test(tc, nvlink_none);
+    tcase_add_test(tc, nvlink_errors);
+    tcase_add_test(tc, topology_errors);
+    tcase_add_test(tc, bus_ids);
+    tcase_add_test(tc, uniqueness);
+    tcase_add_test(tc, numa_nodes);
+    tcase_add_test(tc, same_identity);
+    suite_add_tcase(s, tc);
+    return t_run(s);
+}
