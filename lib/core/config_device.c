@@ -38,6 +38,26 @@ struct field {
 #define FN(k, f)    { k, F_FN, 0, 0, 0, 0, (f) }
 #define END         { 0, 0, 0, 0, 0, 0, 0 }
 
+/* --- strict warnings ---------------------------------------------------------- */
+
+/* --strict: a bare number as a size means MB from 1024 up and GB below, which
+ * a reader can easily get wrong; each part of a range is looked at. */
+static void warn_unitless(const mk_ynode *v, const char *key, mk_diags *d)
+{
+    char part[64];
+    const char *s = v->str, *dash = s[0] ? strchr(s + 1, '-') : NULL;
+    size_t n = dash ? (size_t)(dash - s) : strlen(s);
+    snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), s);
+    if (!mk_memory_unitless(part) && !(dash && mk_memory_unitless(dash + 1)))
+        return;
+    if (dash)
+        mk_ywarn(d, v, "%s: '%s' has no unit (a bare size means MB from 1024 up and GB below); "
+                 "write the unit on both ends, like 1GiB-2GiB", key, s);
+    else
+        mk_ywarn(d, v, "%s: '%s' has no unit (a bare size means MB from 1024 up and GB below); "
+                 "write %s%s", key, s, s, strtod(s, NULL) >= 1024 ? "MiB" : "GiB");
+}
+
 /* --- live values ------------------------------------------------------------ */
 
 /* temperature: 42 | "35-45" | -1 (drift) | follow | "N/A" | {min, max, step, start} */
@@ -110,6 +130,8 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
             mk_yerr(d, v, "%s: range '%s' runs backwards", key, s);
             return;
         }
+        if (u == MK_U_MEMORY)
+            warn_unitless(v, key, d);
         lv.kind = a == b ? MK_LV_FIXED : MK_LV_RANGE;
         lv.lo = a;
         lv.hi = b;
@@ -118,6 +140,8 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
             mk_yerr(d, v, "%s: '%s': %s", key, s, why);
             return;
         }
+        if (u == MK_U_MEMORY)
+            warn_unitless(v, key, d);
         lv.lo = lv.hi = a;
     }
     dev->lv[metric] = lv;
@@ -471,8 +495,10 @@ static void apply_field(mk_device *dev, const field *f, const mk_ynode *v, mk_di
         if (v->kind != MK_Y_SCALAR || mk_parse_memory(v->str, &u, &why))
             mk_yerr(d, v, "%s: %s", f->key,
                     "expected a size like 40GB, 40GiB, 4864MiB or a bare number (MB from 1024 up, GB below)");
-        else
+        else {
+            warn_unitless(v, f->key, d);
             *(uint64_t *)(base + f->off) = u;
+        }
         break;
     case F_POWER:
         if (v->kind != MK_Y_SCALAR || mk_parse_power(v->str, &u, &why))
