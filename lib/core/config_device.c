@@ -149,6 +149,7 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
 
 /* --- special fields --------------------------------------------------------- */
 
+/* vals[i] is names[i]'s value; NULL: the index is the value. */
 static int enum_from(const mk_ynode *v, const char *key, const char *const *names,
                      const unsigned *vals, unsigned *out, mk_diags *d)
 {
@@ -158,7 +159,7 @@ static int enum_from(const mk_ynode *v, const char *key, const char *const *name
     }
     for (size_t i = 0; names[i]; i++)
         if (strcasecmp(names[i], v->str) == 0) {
-            *out = vals[i];
+            *out = vals ? vals[i] : (unsigned)i;
             return 0;
         }
     const char *sugg = mk_did_you_mean(v->str, names);
@@ -174,11 +175,7 @@ static int enum_from(const mk_ynode *v, const char *key, const char *const *name
 
 static void f_brand(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
-    static const char *const n[] = { "unknown", "quadro", "tesla", "nvs", "grid", "geforce",
-        "titan", "nvidia_vapps", "nvidia_vpc", "nvidia_vcs", "nvidia_vws", "nvidia_cloud_gaming",
-        "quadro_rtx", "nvidia_rtx", "nvidia", "geforce_rtx", "titan_rtx", NULL };
-    static const unsigned val[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-    enum_from(v, "brand", n, val, &dev->brand, d);
+    enum_from(v, "brand", mk_brand_names, NULL, &dev->brand, d);
 }
 
 static void f_arch(mk_device *dev, const mk_ynode *v, mk_diags *d)
@@ -191,10 +188,7 @@ static void f_arch(mk_device *dev, const mk_ynode *v, mk_diags *d)
 
 static void f_compute_mode(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
-    static const char *const n[] = { "default", "exclusive_thread", "prohibited",
-        "exclusive_process", NULL };
-    static const unsigned val[] = { 0, 1, 2, 3 };
-    enum_from(v, "computeMode", n, val, &dev->compute_mode, d);
+    enum_from(v, "computeMode", mk_compute_mode_names, NULL, &dev->compute_mode, d);
 }
 
 static void f_cc(mk_device *dev, const mk_ynode *v, mk_diags *d)
