@@ -179,3 +179,27 @@ void mk_view_health(const mk_view *v, unsigned i, char *buf, size_t len)
     else
         snprintf(buf, len, "%s", mk_fault_mode_name(h));
 }
+
+static int cmp_calls(const void *a, const void *b)
+{
+    const mk_call_row *x = a, *y = b;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+mk_call_row *mk_view_calls(const mk_view *v, size_t *n)
+{
+    unsigned nfn = v->st.hdr->nfn;
+    mk_call_row *rows = calloc(nfn ? nfn : 1, sizeof *rows);
+    *n = 0;
+    if (!rows)
+        return NULL;
+    for (unsigned f = 0; f < nfn; f++) {
+        uint64_t uns, calls = mk_state_calls(&v->st, f, &uns);
+        if (calls || uns)
+            rows[(*n)++] = (mk_call_row){ v->st.names[f], calls, uns };
+    }
+    qsort(rows, *n, sizeof *rows, cmp_calls);
+    return rows;
+}

@@ -49,6 +49,14 @@ int mk_view_pinned(const mk_view *v, unsigned i, mk_metric m);
 /* Energy since the universe started (mJ), and volatile ECC counts. */
 uint64_t mk_view_energy(const mk_view *v, unsigned i);
 void mk_view_ecc(const mk_view *v, unsigned i, uint64_t *sbe, uint64_t *dbe);
+/* NVML functions the programs called, most called first (then by name). */
+typedef struct mk_call_row {
+    const char *name;
+    uint64_t calls, unsupported;   /* unsupported: answered NOT_SUPPORTED */
+} mk_call_row;
+/* A malloc'd array of *n rows (functions with calls only), or NULL. */
+mk_call_row *mk_view_calls(const mk_view *v, size_t *n);
+
 /* "healthy", "xid 79", "ecc" or "lost". */
 void mk_view_health(const mk_view *v, unsigned i, char *buf, size_t len);
 
