@@ -107,6 +107,7 @@ int cmd_lint(int argc, char **argv)
     d.strict = strict;
     for (int i = optind; i < argc; i++)
         lint_file(argv[i], node, &d);
+    mk_diags_tidy(&d);
     mk_print_diags(&d, stderr);
     summary(&d, argc - optind);
     rc = d.errors ? MK_EXIT_USAGE : d.warnings ? MK_EXIT_FAIL : MK_EXIT_OK;

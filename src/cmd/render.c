@@ -97,6 +97,7 @@ int cmd_render(int argc, char **argv)
     mk_diags d;
     mk_diags_init(&d);
     mk_universe *u = mk_load_config(config, node, &d);
+    mk_diags_tidy(&d);
     mk_print_diags(&d, stderr);
     mk_diags_free(&d);
     if (!u)
