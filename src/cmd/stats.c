@@ -260,7 +260,9 @@ static int show(const mk_view_where *w, int json, int watching)
 
 static int watch(const mk_view_where *w, int json, double secs)
 {
-    struct sigaction sa = { .sa_handler = on_signal };
+    /* SA_RESTART: a signal during a write must not cost output; the sleep
+     * is cut short anyway (nanosleep is never restarted). */
+    struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     while (!stop) {
