@@ -3,6 +3,7 @@
  * over HTTP (httpd.c) like an exporter on a GPU node. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "cmds.h"
 #include "exposition.h"
@@ -110,13 +111,8 @@ static void handle(const char *path, mk_http_resp *r, void *ctx)
 static int serve(const mk_view_where *w, const char *listen_on)
 {
     char bound[300], err[512];
-    int loopback;
+    int loopback, rc;
     mk_view v;
-    /* Fail now, not at the first scrape, when there is no state at all. */
-    int rc = mk_view_open("metrics", w, 0, &v);
-    if (rc)
-        return rc;
-    mk_view_close(&v);
     int fd = mk_http_listen(listen_on, bound, sizeof bound, &loopback, err, sizeof err);
     if (fd == -2)
         return mk_usage_error("metrics", "--listen: %s", err);
@@ -124,6 +120,12 @@ static int serve(const mk_view_where *w, const char *listen_on)
         mk_err("metrics", "%s", err);
         return MK_EXIT_ENV;
     }
+    /* Fail now, not at the first scrape, when there is no state at all. */
+    if ((rc = mk_view_open("metrics", w, 0, &v)) != 0) {
+        close(fd);
+        return rc;
+    }
+    mk_view_close(&v);
     if (!loopback)
         mk_err("metrics", "warning: serving on %s, which other hosts can reach", bound);
     mk_info("metrics", "serving http://%s/metrics", bound);
