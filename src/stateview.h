@@ -27,7 +27,7 @@ int mk_view_opt(const char *cmd, int c, const char *arg, mk_view_where *w);
 typedef struct mk_view {
     mk_state st;
     mk_universe *u;          /* the universe the state was made from, or NULL */
-    char why_no_u[640];      /* why u is NULL */
+    char why_no_u[1200];     /* why u is NULL */
     char path[4096];         /* the state file */
 } mk_view;
 

@@ -118,6 +118,20 @@ n.nvmlShutdown()
 '''
 
 
+def preload_env():
+    """LD_PRELOAD for a program on the mock; an ASan build (MOKKA_SAN=asan)
+    needs the sanitizer runtime loaded first, and Python's own allocations
+    are not ours to leak-check."""
+    env = {'LD_PRELOAD': LIB}
+    if os.environ.get('MOKKA_SAN') == 'asan':
+        cc = os.environ.get('CC') or 'cc'
+        rt = subprocess.run([cc, '-print-file-name=libasan.so'], stdout=subprocess.PIPE,
+                            universal_newlines=True).stdout.strip()
+        env['LD_PRELOAD'] = rt + ' ' + LIB
+        env['ASAN_OPTIONS'] = 'detect_leaks=0'
+    return env
+
+
 class Probe:
     """A pynvml program on the mock with a fresh state directory."""
 
@@ -130,8 +144,8 @@ class Probe:
         self.dir = tempfile.mkdtemp(prefix='mokka-cli-')
         test.addCleanup(shutil.rmtree, self.dir, True)
         self.state_dir = os.path.join(self.dir, 'state')
-        env = dict(os.environ, LD_PRELOAD=LIB, MOKKA_STATE_DIR=self.state_dir,
-                   MOKKA_NODE_NAME=NODE)
+        env = dict(os.environ, MOKKA_STATE_DIR=self.state_dir, MOKKA_NODE_NAME=NODE,
+                   **preload_env())
         env.pop('MOCK_CONFIG_PATH', None)
         env.pop('MOKKA_CONFIG', None)
         if config:
