@@ -12,25 +12,23 @@
 #include "stateview.h"
 #include "statedir.h"
 
-int mk_view_opt(const char *cmd, int c, const char *arg, mk_view_where *w)
+int mk_view_opt(const mk_cmd *self, int c, const char *arg, mk_view_where *w)
 {
     char *end;
     long pid;
     switch (c) {
     case MK_OPT_STATE_DIR:
         w->dir = arg;
-        return 1;
+        return -1;
     case MK_OPT_PID:
         errno = 0;
         pid = strtol(arg, &end, 10);
-        if (!*arg || *end || errno || pid <= 0 || pid > 0x7fffffff) {
-            mk_usage_error(cmd, "--pid takes a process id, not '%s'", arg);
-            return -1;
-        }
+        if (!*arg || *end || errno || pid <= 0 || pid > 0x7fffffff)
+            return mk_usage_error(self->name, "--pid takes a process id, not '%s'", arg);
         w->pid = (pid_t)pid;
-        return 1;
+        return -1;
     default:
-        return 0;
+        return mk_common_opt(self, c, arg);
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "cli.h"
 #include "state.h"
 #include "universe.h"
 
@@ -20,9 +21,10 @@ typedef struct mk_view_where {
     pid_t pid;         /* --pid, 0 when not given */
 } mk_view_where;
 
-/* Handles --state-dir and --pid: 1 when option c was one of them, 0 when it
- * is not, -1 after printing a usage error. */
-int mk_view_opt(const char *cmd, int c, const char *arg, mk_view_where *w);
+/* For the default case of a getopt loop: --state-dir and --pid, else the
+ * common options (cli.h). Returns -1 when parsing goes on, else the exit
+ * code to return (0 after --help, 2 after a usage error). */
+int mk_view_opt(const mk_cmd *self, int c, const char *arg, mk_view_where *w);
 
 typedef struct mk_view {
     mk_state st;

@@ -158,6 +158,16 @@ static void set_live(json_t *o, const char *key, const mk_device *d, mk_metric m
     json_object_set_new(o, key, live_spec(&d->lv[m], m));
 }
 
+/* The live values first..last, keyed by what follows the dot of their
+ * config names ("clocks.sm" -> sm): the clocks: and utilization: maps. */
+static json_t *live_group(const mk_device *d, mk_metric first, mk_metric last)
+{
+    json_t *o = json_object();
+    for (int m = first; m <= (int)last; m++)
+        set_live(o, strchr(mk_metrics[m].name, '.') + 1, d, (mk_metric)m);
+    return o;
+}
+
 static void set_q(json_t *o, const char *key, mk_unit u, int64_t v)
 {
     json_object_set_new(o, key, quantity(u, v));
@@ -209,12 +219,7 @@ static json_t *device_json(const mk_device *d)
     set_q(x, "max", MK_U_POWER, d->power_max_limit);
     set_q(x, "enforced", MK_U_POWER, d->power_limit);
     json_object_set_new(o, "powerLimits", x);
-    x = json_object();
-    set_live(x, "graphics", d, MK_M_CLK_GRAPHICS);
-    set_live(x, "sm", d, MK_M_CLK_SM);
-    set_live(x, "memory", d, MK_M_CLK_MEM);
-    set_live(x, "video", d, MK_M_CLK_VIDEO);
-    json_object_set_new(o, "clocks", x);
+    json_object_set_new(o, "clocks", live_group(d, MK_M_CLK_GRAPHICS, MK_M_CLK_VIDEO));
     json_object_set_new(o, "maxClocks", json_pack("{s:i, s:i, s:i, s:i}", "graphics",
                                                   (int)d->clk_max_graphics, "sm", (int)d->clk_max_sm,
                                                   "memory", (int)d->clk_max_mem, "video",
@@ -222,12 +227,7 @@ static json_t *device_json(const mk_device *d)
     json_object_set_new(o, "applicationClocks", json_pack("{s:i, s:i}", "graphics",
                                                           (int)d->clk_app_graphics, "memory",
                                                           (int)d->clk_app_mem));
-    x = json_object();
-    set_live(x, "gpu", d, MK_M_UTIL_GPU);
-    set_live(x, "memory", d, MK_M_UTIL_MEM);
-    set_live(x, "encoder", d, MK_M_UTIL_ENC);
-    set_live(x, "decoder", d, MK_M_UTIL_DEC);
-    json_object_set_new(o, "utilization", x);
+    json_object_set_new(o, "utilization", live_group(d, MK_M_UTIL_GPU, MK_M_UTIL_DEC));
     json_object_set_new(o, "fans", json_integer(d->fans));
     set_live(o, "fanSpeed", d, MK_M_FAN);
     json_object_set_new(o, "ecc", json_boolean(d->ecc_enabled));

@@ -252,15 +252,11 @@ int cmd_inject(int argc, char **argv)
             break;
         case 'q': mk_quiet = 1; break;
         case 'h': mk_print_help(self, stdout); free(r.pins); return MK_EXIT_OK;
-        default: {
-            int ours = mk_view_opt("inject", c, optarg, &w), done;
-            if (ours < 0)
-                rc = MK_EXIT_USAGE;
-            else if (!ours && (done = mk_common_opt(self, c, optarg)) >= 0) {
+        default:
+            if ((x = mk_view_opt(self, c, optarg, &w)) >= 0) {
                 free(r.pins);
-                return done;
+                return (int)x;
             }
-        }
         }
     }
     if (rc == 0 && optind < argc)

@@ -158,9 +158,7 @@ int cmd_metrics(int argc, char **argv)
         case 'q': mk_quiet = 1; break;
         case 'h': mk_print_help(self, stdout); return MK_EXIT_OK;
         default:
-            if ((rc = mk_view_opt("metrics", c, optarg, &w)) < 0)
-                return MK_EXIT_USAGE;
-            if (rc == 0 && (rc = mk_common_opt(self, c, optarg)) >= 0)
+            if ((rc = mk_view_opt(self, c, optarg, &w)) >= 0)
                 return rc;
         }
     }
