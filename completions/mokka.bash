@@ -1,8 +1,9 @@
 # bash completion for mokka(1)                               -*- shell-script -*-
 # Subcommands, each subcommand's options, and their arguments: configs and
 # suites (*.yaml), directories for --state-dir, PIDs for --pid, metric names
-# for inject --set/--unset, the command after `--` for run and exec.
-# Uses bash-completion's helpers (_init_completion, _filedir, _pids).
+# for inject --set/--unset, the program for exec and after run's `--`.
+# Uses bash-completion's helpers (_init_completion, _filedir, _pids,
+# _command_offset).
 
 _mokka_commands='run assert exec smi lint render stats metrics inject doctor lib-path
     extract-lib version help'
@@ -10,24 +11,72 @@ _mokka_metrics='temperature memoryTemperature power utilization.gpu utilization.
     utilization.encoder utilization.decoder memoryUsed fanSpeed clocks.graphics clocks.sm
     clocks.memory clocks.video'
 
-# The options of subcommand $1.
+# The options of subcommand $1 (a trailing = marks a value).
 _mokka_options()
 {
     local common='--quiet --color= --help' state='--state-dir= --pid='
     case $1 in
-        run) echo "--config= --suite= --junit= --report= --timeout= --plugin= --no-sandbox
-                   --verbose $common" ;;
+        run) echo "--config= --suite= --junit= --report= --timeout= --register-timeout=
+                   --plugin= --env= --node= --no-sandbox --restart-limit= --keep --verbose
+                   $common" ;;
         assert) echo "--suite= --node= --selector= --kubeconfig= --context= --junit= $common" ;;
-        exec) echo "--config= $common" ;;
-        smi) echo "-L -q --json --mock $common" ;;
+        exec) echo "--config= --state-dir= --keep-state --node= $common" ;;
+        smi) echo "-L --list -q --query --json --id= --mock --config= $common" ;;
         lint) echo "--strict --node= $common" ;;
         render) echo "--config= --node= --format= --profiles $common" ;;
         stats) echo "$state --json --watch= $common" ;;
         metrics) echo "$state --listen= --once $common" ;;
         inject) echo "$state --gpu= --mig= --xid= --ecc= --lost --healthy --set= --unset=
                       $common" ;;
-        doctor) echo "--pid= $common" ;;
+        doctor) echo "--pid= --config= --kubelet-dir= $common" ;;
+        lib-path) echo "--dir $common" ;;
+        version) echo "--json $common" ;;
         *) echo "$common" ;;
+    esac
+}
+
+# Whether option $2 of exec takes the next word as its value.
+_mokka_exec_value()
+{
+    case $1 in
+        -c | -s | -n) return 0 ;;
+        --*) [[ " $(_mokka_options exec) " == *" $1= "* ]] ;;
+        *) return 1 ;;
+    esac
+}
+
+# Completes the value of option $2 of subcommand $1; fails when $2 takes none.
+_mokka_value()
+{
+    case $1:$2 in
+        *:--config | run:-c | exec:-c | render:-c | smi:-c | doctor:-c | *:--suite | run:-s)
+            _filedir 'yaml|yml' ;;
+        *:--junit | *:--kubeconfig | *:--plugin)
+            _filedir ;;
+        *:--state-dir | exec:-s | *:--kubelet-dir | doctor:-k)
+            _filedir -d ;;
+        *:--pid | doctor:-p)
+            _pids ;;
+        *:--format | render:-f)
+            COMPREPLY=($(compgen -W 'yaml json' -- "$cur")) ;;
+        *:--report)
+            COMPREPLY=($(compgen -W 'json' -- "$cur")) ;;
+        *:--color | *:--colour)
+            COMPREPLY=($(compgen -W 'auto always never' -- "$cur")) ;;
+        inject:--ecc)
+            COMPREPLY=($(compgen -W 'single double' -- "$cur")) ;;
+        inject:--set)
+            COMPREPLY=($(compgen -S = -W "$_mokka_metrics" -- "$cur"))
+            compopt -o nospace ;;
+        inject:--unset)
+            COMPREPLY=($(compgen -W "$_mokka_metrics" -- "$cur")) ;;
+        *:--node | lint:-n | render:-n | exec:-n | *:--selector | *:--context | *:--timeout | \
+        run:-t | *:--register-timeout | *:--env | run:-e | *:--restart-limit | *:--id | \
+        smi:-i | *:--gpu | inject:-g | *:--mig | inject:-m | *:--xid | *:--watch | stats:-w | \
+        *:--listen | metrics:-l)
+            ;; # free-form: nothing to offer
+        *)
+            return 1 ;;
     esac
 }
 
@@ -53,55 +102,19 @@ _mokka()
         return
     fi
 
-    # After `--`: the program for exec, the device plugin's own arguments
-    # for run (files).
+    # The program: after `--` (run, exec), or exec's first argument.
     for ((i = cmdi + 1; i < cword; i++)); do
         if [[ ${words[i]} == -- ]]; then
-            if [[ $cmd == exec ]]; then
-                _command_offset $((i + 1))
-            else
-                _filedir
-            fi
+            _command_offset $((i + 1))
+            return
+        fi
+        if [[ $cmd == exec && ${words[i]} != -* ]] && ! _mokka_exec_value "${words[i - 1]}"; then
+            _command_offset $i
             return
         fi
     done
 
-    case $prev in
-        --config | -c | --suite)
-            _filedir 'yaml|yml'
-            return ;;
-        --junit | --kubeconfig | --plugin)
-            _filedir
-            return ;;
-        --state-dir)
-            _filedir -d
-            return ;;
-        --pid)
-            _pids
-            return ;;
-        --format | -f)
-            COMPREPLY=($(compgen -W 'yaml json' -- "$cur"))
-            return ;;
-        --report)
-            COMPREPLY=($(compgen -W 'json' -- "$cur"))
-            return ;;
-        --color | --colour)
-            COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
-            return ;;
-        --ecc)
-            COMPREPLY=($(compgen -W 'single double' -- "$cur"))
-            return ;;
-        --set)
-            COMPREPLY=($(compgen -S = -W "$_mokka_metrics" -- "$cur"))
-            compopt -o nospace
-            return ;;
-        --unset)
-            COMPREPLY=($(compgen -W "$_mokka_metrics" -- "$cur"))
-            return ;;
-        --node | -n | --selector | --context | --timeout | --gpu | -g | --mig | -m | --xid | \
-        --watch | -w | --listen | -l)
-            return ;;
-    esac
+    _mokka_value "$cmd" "$prev" && return
     $split && return
 
     if [[ $cur == -* ]]; then
@@ -113,6 +126,7 @@ _mokka()
         lint) _filedir 'yaml|yml' ;;
         extract-lib) _filedir -d ;;
         help) COMPREPLY=($(compgen -W "$_mokka_commands" -- "$cur")) ;;
+        exec) _command_offset $cword ;;
     esac
 } &&
     complete -F _mokka mokka
