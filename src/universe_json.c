@@ -272,17 +272,18 @@ json_t *mk_profiles_json(void)
 {
     json_t *a = json_array();
     char yaml[160], mem[48];
-    for (const mk_profile_blob *p = mk_profile_blobs; p->name; p++) {
+    for (size_t i = 0; mk_profile_blobs[i].name; i++) {
+        const char *name = mk_profile_blobs[i].name;
         mk_diags d;
         mk_diags_init(&d);
-        int n = snprintf(yaml, sizeof yaml, "profile: %s\ncount: 1\n", p->name);
-        mk_universe *u = mk_universe_load_mem(p->name, yaml, (size_t)n, "profiles", &d);
+        int n = snprintf(yaml, sizeof yaml, "profile: %s\ncount: 1\n", name);
+        mk_universe *u = mk_universe_load_mem(name, yaml, (size_t)n, "profiles", &d);
         if (!u) {
             const mk_diag *g = mk_diags_first_error(&d);
             char line[512] = "?";
             if (g)
                 mk_diag_format(g, line, sizeof line);
-            fprintf(stderr, "mokka render: built-in profile %s does not load: %s\n", p->name, line);
+            fprintf(stderr, "mokka render: built-in profile %s does not load: %s\n", name, line);
             mk_diags_free(&d);
             json_decref(a);
             return NULL;
@@ -292,7 +293,7 @@ json_t *mk_profiles_json(void)
         for (size_t j = 0; j < dv->nmigp; j++)
             json_array_append_new(mig, json_string(dv->migp[j].name));
         fmt_memory(dv->mem_total, mem, sizeof mem);
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:o}", "profile", p->name,
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:o}", "profile", name,
                                            "name", dv->name, "architecture", mk_arch_name(dv->arch),
                                            "memory", mem, "migProfiles", mig));
         mk_universe_free(u);
