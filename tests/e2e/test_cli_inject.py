@@ -6,7 +6,7 @@ import json
 import os
 import unittest
 
-from cli_support import CONFIGS, CliTest, Probe, mokka
+from mokka_probe import CONFIGS, CliTest, Probe, mokka
 
 GIB = 1 << 30
 

@@ -4,7 +4,7 @@ stdin, suites, and the --strict checks."""
 import os
 import unittest
 
-from cli_support import CONFIGS, CliTest, mokka
+from mokka_probe import CONFIGS, CliTest, mokka
 
 BAD = """\
 version: 1.0

@@ -16,7 +16,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from cli_support import CONFIGS, MOKKA, NODE, CliTest, Probe, mokka
+from mokka_probe import CONFIGS, MOKKA, NODE, CliTest, Probe, mokka
 
 PROMTOOL = os.environ.get('PROMTOOL') or shutil.which('promtool')
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} (\S+)$')

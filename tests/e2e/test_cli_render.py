@@ -7,7 +7,7 @@ import os
 import re
 import unittest
 
-from cli_support import CONFIGS, NODE, CliTest, mokka
+from mokka_probe import CONFIGS, NODE, CliTest, mokka
 
 DGX = os.path.join(CONFIGS, 'dgx-a100.yaml')
 MIG = os.path.join(CONFIGS, 'mig-mixed.yaml')

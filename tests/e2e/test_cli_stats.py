@@ -10,7 +10,7 @@ import subprocess
 import time
 import unittest
 
-from cli_support import CONFIGS, MOKKA, NODE, CliTest, Probe, mokka
+from mokka_probe import CONFIGS, MOKKA, NODE, CliTest, Probe, mokka
 
 
 def calls(report):

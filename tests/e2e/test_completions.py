@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import unittest
 
-from cli_support import SRC, CliTest, mokka
+from mokka_probe import SRC, CliTest, mokka
 
 COMPLETIONS = os.path.join(SRC, 'completions')
 BASH_COMPLETION = '/usr/share/bash-completion/bash_completion'

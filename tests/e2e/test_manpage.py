@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import unittest
 
-from cli_support import SRC, CliTest, mokka
+from mokka_probe import SRC, CliTest, mokka
 
 PAGE = os.path.join(SRC, 'src', 'mokka.1')
 

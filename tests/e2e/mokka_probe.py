@@ -1,8 +1,9 @@
-"""cli_support.py - what the mokka CLI end-to-end tests share: finding the
-build, running `mokka`, and a probe program on the mock (pynvml under
-LD_PRELOAD of the built library, with its own state directory) that the
-tests drive line by line, so that what a real NVML client reads can be
-compared with what `mokka stats|metrics|inject` say.
+"""mokka_probe.py - what the end-to-end tests of lint, render, stats,
+metrics, inject, the completions and the man page share: finding the build,
+running `mokka`, and a probe program on the mock (pynvml under LD_PRELOAD of
+the built library, with its own state directory) that the tests drive line
+by line, so that what a real NVML client reads can be compared with what
+`mokka stats|metrics|inject` say.
 
 Env: MOKKA_BUILD (the dir with mokka and lib/libnvidia-ml.so.1), MOKKA_SRC."""
 import json
