@@ -27,6 +27,9 @@ zmodload zsh/zpty || exit 77
 zpty z zsh -f -i
 zpty -w z "PROMPT='' RPROMPT='' fpath=(${(q)1} \$fpath)"
 zpty -w z 'autoload -Uz compinit && compinit -u -D'
+# No listing of ambiguous matches, so no "do you wish to see all" prompt
+# can swallow the keys that follow.
+zpty -w z 'unsetopt auto_list list_beep; LISTMAX=100000'
 zpty -w z 'compadd() {
   if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi
   local -a hits; builtin compadd -A hits "$@"
@@ -148,8 +151,9 @@ class ZshTest(CliTest):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         if p.returncode == 77:
             self.skipTest('zsh without the zpty module')
-        out = p.stdout.decode(errors='replace').split('<DONE>')
-        self.assertEqual(len(out), len(lines) + 1, p.stderr)
+        raw = p.stdout.decode(errors='replace')
+        out = raw.split('<DONE>')
+        self.assertEqual(len(out), len(lines) + 1, 'zsh output:\n%s\nstderr:\n%s' % (raw, p.stderr))
         # zsh may add a match twice (e.g. _path_files' passes): keep the first.
         return [list(dict.fromkeys(re.findall(r'<M>(.*?)</M>', o))) for o in out[:-1]]
 
