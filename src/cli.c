@@ -32,11 +32,14 @@ int mk_color_on(FILE *f)
 
 const char *mk_sgr(FILE *f, const char *code)
 {
-    static __thread char buf[32];
+    /* A few buffers in turn, so that one printf can take several codes. */
+    static __thread char buf[8][32];
+    static __thread unsigned next;
     if (!mk_color_on(f))
         return "";
-    snprintf(buf, sizeof buf, "\033[%sm", code);
-    return buf;
+    char *b = buf[next++ % 8];
+    snprintf(b, sizeof buf[0], "\033[%sm", code);
+    return b;
 }
 
 void mk_print_help(const mk_cmd *cmd, FILE *f)

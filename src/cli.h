@@ -57,7 +57,9 @@ extern int mk_quiet;
  * whether the stream is a terminal. */
 int mk_color_set(const char *when);      /* 0 ok, -1 bad value */
 int mk_color_on(FILE *f);
-const char *mk_sgr(FILE *f, const char *code); /* "\033[<code>m" or "" */
+/* "\033[<code>m" or ""; the result stays valid for the next 7 calls, so
+ * one printf may take several. */
+const char *mk_sgr(FILE *f, const char *code);
 
 /* Diagnostics on stderr: "mokka CMD: ..." (mk_err) and, unless --quiet,
  * progress/info lines (mk_info). */

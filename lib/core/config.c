@@ -21,6 +21,7 @@
 /* The built-in universe: a DGX A100 (see fixtures/configs/dgx-a100.yaml). */
 static const char default_config[] =
     "version: 1.0\n"
+    "seed: 1\n"
     "profile: a100-sxm4-40gb\n"
     "count: 8\n"
     "topology: {nvlink: all, numaNodes: 2}\n";

@@ -39,6 +39,26 @@ struct field {
 #define FN(k, f)    { k, F_FN, 0, 0, 0, 0, (f) }
 #define END         { 0, 0, 0, 0, 0, 0, 0 }
 
+/* --- strict warnings ---------------------------------------------------------- */
+
+/* --strict: a bare number as a size means MB from 1024 up and GB below, which
+ * a reader can easily get wrong; each part of a range is looked at. */
+static void warn_unitless(const mk_ynode *v, const char *key, mk_diags *d)
+{
+    char part[64];
+    const char *s = v->str, *dash = s[0] ? strchr(s + 1, '-') : NULL;
+    size_t n = dash ? (size_t)(dash - s) : strlen(s);
+    snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), s);
+    if (!mk_memory_unitless(part) && !(dash && mk_memory_unitless(dash + 1)))
+        return;
+    if (dash)
+        mk_ywarn(d, v, "%s: '%s' has no unit (a bare size means MB from 1024 up and GB below); "
+                 "write the unit on both ends, like 1GiB-2GiB", key, s);
+    else
+        mk_ywarn(d, v, "%s: '%s' has no unit (a bare size means MB from 1024 up and GB below); "
+                 "write %s%s", key, s, s, strtod(s, NULL) >= 1024 ? "MiB" : "GiB");
+}
+
 /* --- live values ------------------------------------------------------------ */
 
 static int bare_number(const char *s)
@@ -129,6 +149,8 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
             mk_yerr(d, v, "%s: range '%s' runs backwards", key, s);
             return;
         }
+        if (u == MK_U_MEMORY)
+            warn_unitless(v, key, d);
         lv.kind = a == b ? MK_LV_FIXED : MK_LV_RANGE;
         lv.lo = a;
         lv.hi = b;
@@ -137,6 +159,8 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
             mk_yerr(d, v, "%s: '%s': %s", key, s, why);
             return;
         }
+        if (u == MK_U_MEMORY)
+            warn_unitless(v, key, d);
         lv.lo = lv.hi = a;
     }
     dev->lv[metric] = lv;
@@ -144,6 +168,7 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
 
 /* --- special fields --------------------------------------------------------- */
 
+/* vals[i] is names[i]'s value; NULL: the index is the value. */
 static int enum_from(const mk_ynode *v, const char *key, const char *const *names,
                      const unsigned *vals, unsigned *out, mk_diags *d)
 {
@@ -153,7 +178,7 @@ static int enum_from(const mk_ynode *v, const char *key, const char *const *name
     }
     for (size_t i = 0; names[i]; i++)
         if (strcasecmp(names[i], v->str) == 0) {
-            *out = vals[i];
+            *out = vals ? vals[i] : (unsigned)i;
             return 0;
         }
     const char *sugg = mk_did_you_mean(v->str, names);
@@ -169,11 +194,7 @@ static int enum_from(const mk_ynode *v, const char *key, const char *const *name
 
 static void f_brand(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
-    static const char *const n[] = { "unknown", "quadro", "tesla", "nvs", "grid", "geforce",
-        "titan", "nvidia_vapps", "nvidia_vpc", "nvidia_vcs", "nvidia_vws", "nvidia_cloud_gaming",
-        "quadro_rtx", "nvidia_rtx", "nvidia", "geforce_rtx", "titan_rtx", NULL };
-    static const unsigned val[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-    enum_from(v, "brand", n, val, &dev->brand, d);
+    enum_from(v, "brand", mk_brand_names, NULL, &dev->brand, d);
 }
 
 static void f_arch(mk_device *dev, const mk_ynode *v, mk_diags *d)
@@ -186,10 +207,7 @@ static void f_arch(mk_device *dev, const mk_ynode *v, mk_diags *d)
 
 static void f_compute_mode(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
-    static const char *const n[] = { "default", "exclusive_thread", "prohibited",
-        "exclusive_process", NULL };
-    static const unsigned val[] = { 0, 1, 2, 3 };
-    enum_from(v, "computeMode", n, val, &dev->compute_mode, d);
+    enum_from(v, "computeMode", mk_compute_mode_names, NULL, &dev->compute_mode, d);
 }
 
 static void f_cc(mk_device *dev, const mk_ynode *v, mk_diags *d)
@@ -498,8 +516,10 @@ static void apply_field(mk_device *dev, const field *f, const mk_ynode *v, mk_di
         if (v->kind != MK_Y_SCALAR || mk_parse_memory(v->str, &u, &why))
             mk_yerr(d, v, "%s: %s", f->key,
                     "expected a size like 40GB, 40GiB, 4864MiB or a bare number (MB from 1024 up, GB below)");
-        else
+        else {
+            warn_unitless(v, f->key, d);
             *(uint64_t *)(base + f->off) = u;
+        }
         break;
     case F_POWER:
         if (v->kind != MK_Y_SCALAR || mk_parse_power(v->str, &u, &why))

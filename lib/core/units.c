@@ -101,6 +101,13 @@ int mk_parse_memory(const char *s, uint64_t *bytes, const char **why)
     return 0;
 }
 
+int mk_memory_unitless(const char *s)
+{
+    double num;
+    const char *suf;
+    return split_number(s, &num, &suf) == 0 && *suf == 0 && num != 0;
+}
+
 int mk_parse_power(const char *s, uint64_t *mw, const char **why)
 {
     double num;

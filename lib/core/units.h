@@ -27,6 +27,9 @@ int mk_parse_memory(const char *s, uint64_t *bytes, const char **why);
 int mk_parse_power(const char *s, uint64_t *mw, const char **why);
 int mk_parse_duration(const char *s, double *seconds, const char **why);
 int mk_parse_quantity(mk_unit u, const char *s, int64_t *out, const char **why);
+/* Whether a memory size is a bare number, whose unit then depends on its
+ * size (MB or GB): legal, but worth a --strict warning. */
+int mk_memory_unitless(const char *s);
 
 /* A live metric's config name ("temperature", "utilization.gpu",
  * "memoryUsed", "clocks.sm", ...) and unit. */

@@ -64,6 +64,24 @@ const char *mk_arch_name(unsigned arch)
     return arch < sizeof names / sizeof names[0] ? names[arch] : "unknown";
 }
 
+const char *const mk_brand_names[] = { "unknown", "quadro", "tesla", "nvs", "grid", "geforce",
+    "titan", "nvidia_vapps", "nvidia_vpc", "nvidia_vcs", "nvidia_vws", "nvidia_cloud_gaming",
+    "quadro_rtx", "nvidia_rtx", "nvidia", "geforce_rtx", "titan_rtx", NULL };
+const char *const mk_compute_mode_names[] = { "default", "exclusive_thread", "prohibited",
+    "exclusive_process", NULL };
+
+const char *mk_brand_name(unsigned brand)
+{
+    return brand < sizeof mk_brand_names / sizeof mk_brand_names[0] - 1 ? mk_brand_names[brand]
+                                                                          : "unknown";
+}
+
+const char *mk_compute_mode_name(unsigned mode)
+{
+    return mode < sizeof mk_compute_mode_names / sizeof mk_compute_mode_names[0] - 1
+               ? mk_compute_mode_names[mode] : "default";
+}
+
 const char *mk_fault_mode_name(mk_fault_mode m)
 {
     switch (m) {

@@ -204,6 +204,12 @@ int mk_universe_same_identity(const mk_universe *a, const mk_universe *b,
 /* Names for enum values, for render/smi and diagnostics. */
 const char *mk_metric_name(mk_metric m);
 const char *mk_arch_name(unsigned arch);
+/* Config names of NVML's brand and compute-mode values, indexed by value and
+ * NULL-terminated (the loader offers them as choices; render prints them). */
+extern const char *const mk_brand_names[];
+extern const char *const mk_compute_mode_names[];
+const char *mk_brand_name(unsigned brand);
+const char *mk_compute_mode_name(unsigned mode);
 const char *mk_fault_mode_name(mk_fault_mode m);
 
 #endif

@@ -1,13 +1,278 @@
-/* inject.c - `mokka inject` (placeholder until implemented). */
+/* inject.c - `mokka inject`: raises faults in, and pins values of, a running
+ * universe through its live state; every process on it sees the change at
+ * its next query or event wait. */
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
 #include "cmds.h"
+#include "stateview.h"
+#include "units.h"
+#include "ytree.h"
 
-const char cmd_inject_summary[] = "inject (not implemented yet)";
-const char cmd_inject_help[] = "Usage: mokka inject\n";
+const char cmd_inject_summary[] = "raise a fault or pin a value on a running mock GPU";
+const char cmd_inject_help[] =
+    "Usage: mokka inject [--state-dir DIR | --pid PID] --gpu N [--mig J] ACTION\n"
+    "\n"
+    "Changes the live state of a running universe: every program on the mock\n"
+    "that uses the state sees the change at its next NVML call or event wait.\n"
+    "\n"
+    "Actions (one fault action, or any number of --set/--unset):\n"
+    "      --xid CODE             an XID critical error event (queries keep working)\n"
+    "      --ecc single|double    an ECC error; double-bit makes the GPU unhealthy\n"
+    "                             and is reported as XID 48 too\n"
+    "      --lost                 the GPU falls off the bus: XID 79, then every\n"
+    "                             telemetry query answers GPU_IS_LOST\n"
+    "      --healthy              clear the fault (rules that fired stay fired)\n"
+    "      --set METRIC=VALUE     pin a live value, in config units: temperature=90,\n"
+    "                             power=300W, utilization.gpu=80, memoryUsed=30GiB\n"
+    "      --unset METRIC         let METRIC follow the config again\n"
+    "\n"
+    "Options:\n"
+    "  -g, --gpu N                the GPU (index)\n"
+    "  -m, --mig J                the MIG device J of that GPU (--xid and --ecc)\n"
+    "      --state-dir DIR        the state directory (MOKKA_STATE_DIR of the program)\n"
+    "      --pid PID              the state of process PID\n"
+    "                             (default: the only live state under the runtime dir)\n"
+    "  -q, --quiet                no progress messages\n"
+    "      --color WHEN           auto, always or never\n"
+    "  -h, --help                 this help\n"
+    "\n"
+    "Metrics: temperature, memoryTemperature, power, utilization.gpu,\n"
+    "utilization.memory, utilization.encoder, utilization.decoder, memoryUsed,\n"
+    "fanSpeed, clocks.graphics, clocks.sm, clocks.memory, clocks.video.\n"
+    "\n"
+    "Exit status: 0 done, 2 bad arguments (a GPU out of range names the range),\n"
+    "3 no live state found.\n";
+
+enum { OPT_XID = 0x1300, OPT_ECC, OPT_LOST, OPT_HEALTHY, OPT_SET, OPT_UNSET };
+enum { A_NONE, A_XID, A_ECC_SINGLE, A_ECC_DOUBLE, A_LOST, A_HEALTHY };
+
+typedef struct pin {
+    mk_metric m;
+    int set;          /* 0: unset */
+    int64_t v;
+} pin;
+
+typedef struct request {
+    int action;
+    unsigned xid;
+    long gpu, mig;
+    pin *pins;
+    size_t npins;
+} request;
+
+static int bad_metric(const char *name)
+{
+    const char *names[MK_M_COUNT + 1];
+    for (int m = 0; m < MK_M_COUNT; m++)
+        names[m] = mk_metrics[m].name;
+    names[MK_M_COUNT] = NULL;
+    const char *sugg = mk_did_you_mean(name, names);
+    if (sugg)
+        return mk_usage_error("inject", "unknown metric '%s'; did you mean '%s'?", name, sugg);
+    return mk_usage_error("inject", "unknown metric '%s' (see the metric list in --help)", name);
+}
+
+/* "temperature=90" -> pin; returns 0 or an exit code. */
+static int parse_pin(const char *arg, int set, pin *p)
+{
+    char name[64];
+    const char *eq = set ? strchr(arg, '=') : NULL, *why;
+    if (set && !eq)
+        return mk_usage_error("inject", "--set takes METRIC=VALUE, like temperature=90, not '%s'",
+                              arg);
+    snprintf(name, sizeof name, "%.*s", (int)(set ? eq - arg : (long)strlen(arg)), arg);
+    int m = mk_metric_by_name(name);
+    if (m < 0)
+        return bad_metric(name);
+    p->m = (mk_metric)m;
+    p->set = set;
+    if (set && mk_parse_quantity(mk_metrics[m].unit, eq + 1, &p->v, &why) != 0)
+        return mk_usage_error("inject", "--set %s: '%s': %s", name, eq + 1, why);
+    return 0;
+}
+
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        return mk_usage_error("inject", "%s takes a number from %ld to %ld, not '%s'", opt, lo, hi, s);
+    *out = v;
+    return 0;
+}
+
+static int set_action(request *r, int a)
+{
+    if (r->action != A_NONE)
+        return mk_usage_error("inject", "give one of --xid, --ecc, --lost and --healthy");
+    r->action = a;
+    return 0;
+}
+
+/* Checks the request against the universe in the state; 0 or exit code. */
+static int check_target(const mk_view *v, const request *r)
+{
+    unsigned ndev = v->st.hdr->ndev;
+    if (r->gpu >= (long)ndev && ndev == 1)
+        return mk_usage_error("inject", "GPU %ld is out of range: this universe has GPU 0 only",
+                              r->gpu);
+    if (r->gpu >= (long)ndev)
+        return mk_usage_error("inject", "GPU %ld is out of range: this universe has GPUs 0-%u",
+                              r->gpu, ndev - 1);
+    unsigned nmig = v->st.dev[r->gpu].nmig;
+    if (r->mig >= 0 && nmig == 0)
+        return mk_usage_error("inject", "GPU %ld has no MIG devices", r->gpu);
+    if (r->mig >= (long)nmig)
+        return mk_usage_error("inject", "GPU %ld has no MIG device %ld (it has 0-%u)", r->gpu,
+                              r->mig, nmig - 1);
+    return 0;
+}
+
+static void apply_fault(mk_view *v, const request *r, char *what, size_t len)
+{
+    unsigned g = (unsigned)r->gpu;
+    int mig = (int)r->mig;
+    switch (r->action) {
+    case A_XID:
+        mk_state_raise(&v->st, g, MK_FAULT_XID, r->xid, mig);
+        snprintf(what, len, "XID %u injected", r->xid);
+        break;
+    case A_ECC_SINGLE:
+        mk_state_raise_ecc(&v->st, g, 0, mig);
+        snprintf(what, len, "single-bit ECC error injected");
+        break;
+    case A_ECC_DOUBLE:
+        mk_state_raise_ecc(&v->st, g, 1, mig);
+        snprintf(what, len, "double-bit ECC error injected (reported as XID 48 too); the GPU is "
+                 "unhealthy");
+        break;
+    case A_LOST:
+        mk_state_raise(&v->st, g, MK_FAULT_LOST, 79, -1);
+        snprintf(what, len, "fell off the bus (XID 79); its telemetry now answers GPU_IS_LOST");
+        break;
+    default:
+        mk_state_mark_healthy(&v->st, g);
+        snprintf(what, len, "marked healthy");
+        break;
+    }
+}
+
+static void apply_pin(mk_view *v, const request *r, const pin *p, char *what, size_t len)
+{
+    char val[48];
+    if (!p->set) {
+        mk_state_unpin(&v->st, (unsigned)r->gpu, p->m);
+        snprintf(what, len, "%s follows the config again", mk_metrics[p->m].name);
+        return;
+    }
+    mk_state_pin(&v->st, (unsigned)r->gpu, p->m, p->v);
+    mk_format_quantity(mk_metrics[p->m].unit, p->v, val, sizeof val);
+    snprintf(what, len, "%s pinned to %s", mk_metrics[p->m].name, val);
+}
+
+static void report(const mk_view *v, const request *r, const char *what)
+{
+    int pids[1];
+    unsigned n = mk_view_alive(v, pids, 1);
+    char who[64] = "";
+    if (r->mig >= 0)
+        snprintf(who, sizeof who, ", MIG device %ld", r->mig);
+    printf("GPU %ld (%s)%s: %s; ", r->gpu, v->st.dev[r->gpu].uuid, who, what);
+    if (n)
+        printf("%u process%s attached will see it\n", n, n == 1 ? "" : "es");
+    else
+        printf("no process is attached now; the next one on this state will see it\n");
+}
+
+static int run(const mk_view_where *w, request *r)
+{
+    mk_view v;
+    char what[256];
+    int rc = mk_view_open("inject", w, 0, &v);
+    if (rc)
+        return rc;
+    if ((rc = check_target(&v, r)) == 0) {
+        if (r->action != A_NONE) {
+            apply_fault(&v, r, what, sizeof what);
+            report(&v, r, what);
+        }
+        for (size_t i = 0; i < r->npins; i++) {
+            apply_pin(&v, r, &r->pins[i], what, sizeof what);
+            report(&v, r, what);
+        }
+    }
+    mk_view_close(&v);
+    return rc;
+}
 
 int cmd_inject(int argc, char **argv)
 {
-    (void)argc;
-    mk_err(argv[0], "not implemented yet");
-    return MK_EXIT_ENV;
+    static const struct option opts[] = {
+        {"gpu", required_argument, 0, 'g'},
+        {"mig", required_argument, 0, 'm'},
+        {"xid", required_argument, 0, OPT_XID},
+        {"ecc", required_argument, 0, OPT_ECC},
+        {"lost", no_argument, 0, OPT_LOST},
+        {"healthy", no_argument, 0, OPT_HEALTHY},
+        {"set", required_argument, 0, OPT_SET},
+        {"unset", required_argument, 0, OPT_UNSET},
+        MK_VIEW_OPTS,
+        MK_COMMON_OPTS,
+        {0, 0, 0, 0}
+    };
+    const mk_cmd *self = mk_find_command("inject");
+    mk_view_where w = { 0 };
+    request r = { .action = A_NONE, .gpu = -1, .mig = -1 };
+    long x;
+    int c, rc = 0;
+    r.pins = calloc((size_t)argc, sizeof *r.pins);
+    if (!r.pins)
+        return MK_EXIT_ENV;
+    while (rc == 0 && (c = getopt_long(argc, argv, "g:m:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g': rc = parse_long("--gpu", optarg, 0, 4095, &r.gpu); break;
+        case 'm': rc = parse_long("--mig", optarg, 0, 63, &r.mig); break;
+        case OPT_XID:
+            if (!(rc = parse_long("--xid", optarg, 1, 999, &x)) && !(rc = set_action(&r, A_XID)))
+                r.xid = (unsigned)x;
+            break;
+        case OPT_ECC:
+            if (strcmp(optarg, "single") && strcmp(optarg, "double"))
+                rc = mk_usage_error("inject", "--ecc takes single or double, not '%s'", optarg);
+            else
+                rc = set_action(&r, strcmp(optarg, "double") == 0 ? A_ECC_DOUBLE : A_ECC_SINGLE);
+            break;
+        case OPT_LOST: rc = set_action(&r, A_LOST); break;
+        case OPT_HEALTHY: rc = set_action(&r, A_HEALTHY); break;
+        case OPT_SET:
+        case OPT_UNSET:
+            rc = parse_pin(optarg, c == OPT_SET, &r.pins[r.npins]);
+            r.npins += rc == 0;
+            break;
+        case 'q': mk_quiet = 1; break;
+        case 'h': mk_print_help(self, stdout); free(r.pins); return MK_EXIT_OK;
+        default:
+            if ((x = mk_view_opt(self, c, optarg, &w)) >= 0) {
+                free(r.pins);
+                return (int)x;
+            }
+        }
+    }
+    if (rc == 0 && optind < argc)
+        rc = mk_usage_error("inject", "unexpected argument '%s'", argv[optind]);
+    else if (rc == 0 && r.gpu < 0)
+        rc = mk_usage_error("inject", "--gpu N is required");
+    else if (rc == 0 && r.action == A_NONE && r.npins == 0)
+        rc = mk_usage_error("inject", "nothing to do: give --xid, --ecc, --lost, --healthy, "
+                            "--set or --unset");
+    else if (rc == 0 && r.action != A_NONE && r.npins)
+        rc = mk_usage_error("inject", "give a fault action or --set/--unset, not both");
+    else if (rc == 0 && r.mig >= 0 && r.action != A_XID && r.action != A_ECC_SINGLE &&
+             r.action != A_ECC_DOUBLE)
+        rc = mk_usage_error("inject", "--mig goes with --xid or --ecc only");
+    if (rc == 0)
+        rc = run(&w, &r);
+    free(r.pins);
+    return rc;
 }

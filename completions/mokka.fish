@@ -1,0 +1,123 @@
+# fish completion for mokka(1): subcommands, each subcommand's options, and
+# their arguments (configs and suites *.yaml, directories for --state-dir,
+# PIDs for --pid, metric names for inject --set/--unset, the program for
+# exec and after run's --).
+
+set -l mokka_commands run assert exec smi lint render stats metrics inject doctor lib-path extract-lib version help
+set -l mokka_metrics temperature memoryTemperature power utilization.gpu utilization.memory utilization.encoder utilization.decoder memoryUsed fanSpeed clocks.graphics clocks.sm clocks.memory clocks.video
+
+function __mokka_yaml_files
+    # Configs and suites, and directories to reach them.
+    set -l token (commandline -ct)
+    for f in $token*.yaml $token*.yml
+        echo $f
+    end
+    __fish_complete_directories $token
+end
+
+complete -c mokka -f
+
+# Global options and the subcommands.
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -s h -l help -d 'Show the help'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -l version -d 'Print the version'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -s q -l quiet -d 'No progress messages'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -l color -x -a 'auto always never' -d 'When to use colour'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a run -d 'Run the device plugin in a GPU-node sandbox and check suites'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a assert -d 'Check suites against real nodes'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a exec -d 'Run any program on the mock GPUs'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a smi -d 'nvidia-smi-like view of the GPUs'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a lint -d 'Check configs'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a render -d 'Print the universe a node would see'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a stats -d 'Live values, health and NVML calls'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a metrics -d 'dcgm-exporter metrics of a running mock'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a inject -d 'Raise a fault or pin a value'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a doctor -d 'Check the environment'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a lib-path -d 'Path of the bundled libnvidia-ml.so.1'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a extract-lib -d 'Write the bundled library to a directory'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a version -d 'Print the version'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a help -d 'Help for a command'
+
+# Options every subcommand takes.
+complete -c mokka -n "__fish_seen_subcommand_from $mokka_commands" -s q -l quiet -d 'No progress messages'
+complete -c mokka -n "__fish_seen_subcommand_from $mokka_commands" -l color -x -a 'auto always never' -d 'When to use colour'
+complete -c mokka -n "__fish_seen_subcommand_from $mokka_commands" -s h -l help -d 'Show the help of the command'
+
+# run
+complete -c mokka -n '__fish_seen_subcommand_from run' -s c -l config -x -a '(__mokka_yaml_files)' -d 'The GPU universe'
+complete -c mokka -n '__fish_seen_subcommand_from run' -s s -l suite -x -a '(__mokka_yaml_files)' -d 'A suite to run'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l junit -r -F -d 'Write JUnit XML'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l report -x -a json -d 'Write the JSON report (json[=FILE])'
+complete -c mokka -n '__fish_seen_subcommand_from run' -s t -l timeout -x -d 'Limit for the whole run (5m)'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l register-timeout -x -d 'How long the plugin may take to register'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l plugin -r -F -d 'The plugin binary'
+complete -c mokka -n '__fish_seen_subcommand_from run' -s e -l env -x -d 'NAME=VALUE for the plugin'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l node -x -d 'Node name'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l no-sandbox -d 'Use the real device-plugins directory'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l restart-limit -x -d 'Plugin crashes restarted before giving up'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l keep -d 'Keep the run directory'
+complete -c mokka -n '__fish_seen_subcommand_from run' -s v -l verbose -d 'Show the plugin output'
+complete -c mokka -n '__fish_seen_subcommand_from run; and contains -- -- (commandline -opc)' -a '(__fish_complete_subcommand --fcs-skip=2 -c --config -s --suite --junit --report -t --timeout --register-timeout --plugin -e --env --node --restart-limit --color)'
+
+# assert
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l suite -x -a '(__mokka_yaml_files)' -d 'Suite to check'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l node -x -d 'Node to check'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l selector -x -d 'Nodes matching a label selector (k=v)'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l kubeconfig -r -F -d 'kubeconfig file'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l context -x -d 'kubeconfig context'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l junit -r -F -d 'Write JUnit XML'
+
+# exec: options, then the program
+complete -c mokka -n '__fish_seen_subcommand_from exec' -s c -l config -x -a '(__mokka_yaml_files)' -d 'GPU config'
+complete -c mokka -n '__fish_seen_subcommand_from exec' -s s -l state-dir -x -a '(__fish_complete_directories)' -d 'Live-state directory'
+complete -c mokka -n '__fish_seen_subcommand_from exec' -s k -l keep-state -d 'Keep the fresh state directory'
+complete -c mokka -n '__fish_seen_subcommand_from exec' -s n -l node -x -d 'Node name for uuid: auto'
+complete -c mokka -n '__fish_seen_subcommand_from exec' -a '(__fish_complete_subcommand --fcs-skip=2 -c --config -s --state-dir -n --node --color)'
+
+# smi
+complete -c mokka -n '__fish_seen_subcommand_from smi' -s L -l list -d 'One line per GPU and MIG device'
+complete -c mokka -n '__fish_seen_subcommand_from smi' -s q -l query -d 'The detailed report of every GPU'
+complete -c mokka -n '__fish_seen_subcommand_from smi' -l json -d 'Everything -q shows as JSON'
+complete -c mokka -n '__fish_seen_subcommand_from smi' -s i -l id -x -d 'Only these GPUs'
+complete -c mokka -n '__fish_seen_subcommand_from smi' -l mock -d 'Load the mock library directly'
+complete -c mokka -n '__fish_seen_subcommand_from smi' -s c -l config -x -a '(__mokka_yaml_files)' -d 'With --mock: the GPU config'
+
+# lint
+complete -c mokka -n '__fish_seen_subcommand_from lint' -s s -l strict -d 'Also warn about suspicious values'
+complete -c mokka -n '__fish_seen_subcommand_from lint' -s n -l node -x -d 'Node name for derived UUIDs'
+complete -c mokka -n '__fish_seen_subcommand_from lint' -a '(__mokka_yaml_files)'
+
+# render
+complete -c mokka -n '__fish_seen_subcommand_from render' -s c -l config -x -a '(__mokka_yaml_files)' -d 'GPU config'
+complete -c mokka -n '__fish_seen_subcommand_from render' -s n -l node -x -d 'Node name for derived UUIDs'
+complete -c mokka -n '__fish_seen_subcommand_from render' -s f -l format -x -a 'yaml json' -d 'Output format'
+complete -c mokka -n '__fish_seen_subcommand_from render' -l profiles -d 'List the built-in GPU profiles'
+
+# stats, metrics, inject: the state
+complete -c mokka -n '__fish_seen_subcommand_from stats metrics inject' -l state-dir -x -a '(__fish_complete_directories)' -d 'State directory of the program'
+complete -c mokka -n '__fish_seen_subcommand_from stats metrics inject' -l pid -x -a '(__fish_complete_pids)' -d 'Process on the mock'
+complete -c mokka -n '__fish_seen_subcommand_from stats' -s j -l json -d 'JSON output'
+complete -c mokka -n '__fish_seen_subcommand_from stats' -s w -l watch -x -d 'Refresh every SECONDS'
+complete -c mokka -n '__fish_seen_subcommand_from metrics' -s l -l listen -x -d 'Address to serve on (127.0.0.1:9400)'
+complete -c mokka -n '__fish_seen_subcommand_from metrics' -l once -d 'Print the metrics and exit'
+
+# inject
+complete -c mokka -n '__fish_seen_subcommand_from inject' -s g -l gpu -x -d 'GPU index'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -s m -l mig -x -d 'MIG device index'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l xid -x -d 'Raise an XID error'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l ecc -x -a 'single double' -d 'Raise an ECC error'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l lost -d 'The GPU falls off the bus'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l healthy -d 'Clear the fault'
+set -l mokka_set_args $mokka_metrics=
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l set -x -a "$mokka_set_args" -d 'Pin a live value (METRIC=VALUE)'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l unset -x -a "$mokka_metrics" -d 'Let a metric follow the config'
+
+# doctor, lib-path, version
+complete -c mokka -n '__fish_seen_subcommand_from doctor' -s p -l pid -x -a '(__fish_complete_pids)' -d 'Also check this running process'
+complete -c mokka -n '__fish_seen_subcommand_from doctor' -s c -l config -x -a '(__mokka_yaml_files)' -d 'The config to check'
+complete -c mokka -n '__fish_seen_subcommand_from doctor' -s k -l kubelet-dir -x -a '(__fish_complete_directories)' -d 'Also check the plugin sockets in DIR'
+complete -c mokka -n '__fish_seen_subcommand_from lib-path' -l dir -d 'Print the directory instead'
+complete -c mokka -n '__fish_seen_subcommand_from version' -l json -d 'One JSON object'
+
+# extract-lib, help
+complete -c mokka -n '__fish_seen_subcommand_from extract-lib' -x -a '(__fish_complete_directories)'
+complete -c mokka -n '__fish_seen_subcommand_from help' -x -a "$mokka_commands"

@@ -1,0 +1,324 @@
+/* httpd.c - a small poll()-based HTTP server (see httpd.h).
+ *
+ * Every socket is non-blocking and every client has a deadline, so a client
+ * that connects and says nothing (or reads slowly) costs one slot until its
+ * deadline, never the whole server. SIGINT and SIGTERM are blocked except
+ * inside ppoll(), so a signal can only arrive while the server waits and is
+ * never lost between checking the stop flag and waiting. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "httpd.h"
+
+#define MAX_CLIENTS 32
+#define REQ_MAX 8192
+#define CLIENT_TIMEOUT_MS 10000
+
+typedef struct client {
+    int fd;
+    char req[REQ_MAX];
+    size_t nreq;
+    char *out;               /* the response, once the request is complete */
+    size_t nout, sent;
+    uint64_t deadline_ms;
+} client;
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* --- listening ------------------------------------------------------------------------ */
+
+static int split_addr(const char *addr, char *host, size_t hlen, char *port, size_t plen)
+{
+    const char *colon;
+    if (addr[0] == '[') {
+        const char *end = strchr(addr, ']');
+        if (!end || end[1] != ':')
+            return -1;
+        snprintf(host, hlen, "%.*s", (int)(end - addr - 1), addr + 1);
+        colon = end + 1;
+    } else {
+        colon = strrchr(addr, ':');
+        if (!colon)
+            return -1;
+        snprintf(host, hlen, "%.*s", (int)(colon - addr), addr);
+    }
+    snprintf(port, plen, "%s", colon + 1);
+    return port[0] && strspn(port, "0123456789") == strlen(port) ? 0 : -1;
+}
+
+static int is_loopback(const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) ||
+           (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
+static void format_bound(int fd, char *bound, size_t blen, int *loopback)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    if (ss.ss_family == AF_INET) {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &s4->sin_addr, host, sizeof host);
+        port = ntohs(s4->sin_port);
+        snprintf(bound, blen, "%s:%u", host, port);
+    } else {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof host);
+        port = ntohs(s6->sin6_port);
+        snprintf(bound, blen, "[%s]:%u", host, port);
+    }
+    *loopback = is_loopback(&ss);
+}
+
+int mk_http_listen(const char *addr, char *bound, size_t blen, int *loopback, char *err,
+                   size_t errlen)
+{
+    char host[256], port[16];
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res, *ai;
+    if (split_addr(addr, host, sizeof host, port, sizeof port) != 0 || atoi(port) > 65535) {
+        snprintf(err, errlen, "'%s' is not HOST:PORT (like 127.0.0.1:9400, [::1]:9400 or :9400)",
+                 addr);
+        return -2;
+    }
+    int rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot resolve '%s': %s", host, gai_strerror(rc));
+        return -1;
+    }
+    int fd = -1, e = 0;
+    for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+            e = errno;
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot listen on %s: %s", addr, strerror(e));
+        return -1;
+    }
+    format_bound(fd, bound, blen, loopback);
+    return fd;
+}
+
+/* --- requests ------------------------------------------------------------------------- */
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 431: return "Request Header Fields Too Large";
+    case 503: return "Service Unavailable";
+    default: return "Internal Server Error";
+    }
+}
+
+static void set_response(client *c, int head_only, mk_http_resp *r)
+{
+    char *hdr = NULL;
+    int n = asprintf(&hdr, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                     "%sConnection: close\r\n\r\n", r->status, reason(r->status),
+                     r->type ? r->type : "text/plain; charset=utf-8", r->len,
+                     r->status == 405 ? "Allow: GET, HEAD\r\n" : "");
+    size_t body = head_only ? 0 : r->len;
+    c->out = n < 0 ? NULL : malloc((size_t)n + body);
+    if (c->out) {
+        memcpy(c->out, hdr, (size_t)n);
+        if (body)
+            memcpy(c->out + n, r->body, body);
+        c->nout = (size_t)n + body;
+    }
+    free(hdr);
+    free(r->body);
+}
+
+static void plain(mk_http_resp *r, int status, const char *text)
+{
+    r->status = status;
+    r->type = "text/plain; charset=utf-8";
+    r->body = strdup(text);
+    r->len = r->body ? strlen(r->body) : 0;
+}
+
+/* A complete request head is in c->req: answer it. */
+static void respond(client *c, mk_http_handler h, void *ctx)
+{
+    char method[16], target[2048];
+    mk_http_resp r = { 0 };
+    int head = 0;
+    if (sscanf(c->req, "%15s %2047s HTTP/%*d.%*d", method, target) != 2 || target[0] != '/') {
+        plain(&r, 400, "bad request\n");
+    } else if (strcmp(method, "GET") != 0 && !(head = strcmp(method, "HEAD") == 0)) {
+        plain(&r, 405, "only GET and HEAD\n");
+    } else {
+        target[strcspn(target, "?#")] = 0;
+        h(target, &r, ctx);
+    }
+    set_response(c, head, &r);
+}
+
+static void drop(client *c)
+{
+    close(c->fd);
+    free(c->out);
+    c->fd = -1;
+    c->out = NULL;
+}
+
+static void on_readable(client *c, mk_http_handler h, void *ctx)
+{
+    ssize_t n = read(c->fd, c->req + c->nreq, REQ_MAX - 1 - c->nreq);
+    if (n <= 0) {
+        if (n == 0 || (errno != EAGAIN && errno != EINTR))
+            drop(c);
+        return;
+    }
+    c->nreq += (size_t)n;
+    c->req[c->nreq] = 0;
+    if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
+        respond(c, h, ctx);
+    } else if (c->nreq == REQ_MAX - 1) {
+        mk_http_resp r = { 0 };
+        plain(&r, 431, "request head too large\n");
+        set_response(c, 0, &r);
+    } else {
+        return; /* the head is not complete yet */
+    }
+    if (!c->out)
+        drop(c); /* out of memory for the response */
+}
+
+static void on_writable(client *c)
+{
+    ssize_t n = send(c->fd, c->out + c->sent, c->nout - c->sent, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0 || (c->sent += (size_t)n) == c->nout)
+        drop(c);
+}
+
+/* --- the loop ------------------------------------------------------------------------- */
+
+static void accept_all(int fd, client *cl)
+{
+    for (;;) {
+        int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0)
+            return;
+        client *c = NULL;
+        for (int i = 0; i < MAX_CLIENTS && !c; i++)
+            if (cl[i].fd < 0)
+                c = &cl[i];
+        if (!c) {
+            close(cfd); /* full: the scraper retries */
+            continue;
+        }
+        memset(c, 0, sizeof *c);
+        c->fd = cfd;
+        c->deadline_ms = now_ms() + CLIENT_TIMEOUT_MS;
+    }
+}
+
+int mk_http_serve(int fd, mk_http_handler h, void *ctx, char *err, size_t errlen)
+{
+    static client cl[MAX_CLIENTS];
+    struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
+    sigset_t block, old_mask;
+    int rc = 0;
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        cl[i].fd = -1;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &old_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    stop_requested = 0;
+    while (!stop_requested) {
+        struct pollfd pfd[MAX_CLIENTS + 1];
+        client *who[MAX_CLIENTS + 1];
+        nfds_t n = 0;
+        uint64_t now = now_ms(), next = now + 60000;
+        pfd[n] = (struct pollfd){ fd, POLLIN, 0 };
+        who[n++] = NULL;
+        for (int i = 0; i < MAX_CLIENTS; i++) {
+            if (cl[i].fd < 0)
+                continue;
+            if (cl[i].deadline_ms <= now) {
+                drop(&cl[i]);
+                continue;
+            }
+            if (cl[i].deadline_ms < next)
+                next = cl[i].deadline_ms;
+            pfd[n] = (struct pollfd){ cl[i].fd, cl[i].out ? POLLOUT : POLLIN, 0 };
+            who[n++] = &cl[i];
+        }
+        struct timespec ts = { (time_t)((next - now) / 1000), (long)((next - now) % 1000) * 1000000 };
+        if (ppoll(pfd, n, &ts, &old_mask) < 0) {
+            if (errno == EINTR)
+                continue;
+            snprintf(err, errlen, "poll: %s", strerror(errno));
+            rc = -1;
+            break;
+        }
+        for (nfds_t i = 1; i < n; i++) {
+            if (!pfd[i].revents)
+                continue;
+            if (who[i]->out)
+                on_writable(who[i]);
+            else
+                on_readable(who[i], h, ctx);
+        }
+        if (pfd[0].revents & POLLIN)
+            accept_all(fd, cl);
+    }
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (cl[i].fd >= 0)
+            drop(&cl[i]);
+    close(fd);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    return rc;
+}

@@ -1,0 +1,203 @@
+/* stateview.c - finding, opening and reading a live state for the CLI (see
+ * stateview.h). Readings here never write to the state: `mokka stats` must
+ * not change what the program on the mock sees next. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "live.h"
+#include "stateview.h"
+#include "statedir.h"
+
+int mk_view_opt(const mk_cmd *self, int c, const char *arg, mk_view_where *w)
+{
+    char *end;
+    long pid;
+    switch (c) {
+    case MK_OPT_STATE_DIR:
+        w->dir = arg;
+        return -1;
+    case MK_OPT_PID:
+        errno = 0;
+        pid = strtol(arg, &end, 10);
+        if (!*arg || *end || errno || pid <= 0 || pid > 0x7fffffff)
+            return mk_usage_error(self->name, "--pid takes a process id, not '%s'", arg);
+        w->pid = (pid_t)pid;
+        return -1;
+    default:
+        return mk_common_opt(self, c, arg);
+    }
+}
+
+static int pid_alive(int32_t p)
+{
+    return p > 0 && (kill(p, 0) == 0 || errno == EPERM);
+}
+
+unsigned mk_view_alive(const mk_view *v, int *pids, unsigned max)
+{
+    unsigned n = 0;
+    for (int i = 0; i < MK_STATE_PIDS; i++) {
+        int32_t p = atomic_load(&v->st.hdr->pids[i]);
+        if (pid_alive(p)) {
+            if (n < max)
+                pids[n] = p;
+            n++;
+        }
+    }
+    return n;
+}
+
+unsigned mk_view_attached(const mk_view *v)
+{
+    unsigned n = 0;
+    for (int i = 0; i < MK_STATE_PIDS; i++)
+        n += atomic_load(&v->st.hdr->pids[i]) > 0;
+    return n;
+}
+
+/* The config as the program named it; a relative path is tried from the
+ * program's working directory too, since the CLI may run elsewhere. */
+static mk_universe *load_universe(mk_view *v, mk_diags *d)
+{
+    const char *cfg = v->st.hdr->config_path;
+    char path[4200];
+    int pids[MK_STATE_PIDS];
+    if (!cfg[0])
+        return mk_universe_load(NULL, v->st.hdr->node, d);
+    snprintf(path, sizeof path, "%s", cfg);
+    if (cfg[0] != '/' && access(cfg, R_OK) != 0) {
+        unsigned n = mk_view_alive(v, pids, MK_STATE_PIDS);
+        for (unsigned i = 0; i < n && i < MK_STATE_PIDS; i++) {
+            snprintf(path, sizeof path, "/proc/%d/cwd/%s", pids[i], cfg);
+            if (access(path, R_OK) == 0)
+                break;
+            snprintf(path, sizeof path, "%s", cfg);
+        }
+    }
+    return mk_universe_load(path, v->st.hdr->node, d);
+}
+
+/* Loads the universe and checks that it is the one the state was made from
+ * (the config may have changed since). */
+static void attach_universe(mk_view *v)
+{
+    mk_diags d;
+    mk_diags_init(&d);
+    v->u = load_universe(v, &d);
+    const char *cfg = v->st.hdr->config_path[0] ? v->st.hdr->config_path : "(built-in)";
+    if (!v->u) {
+        const mk_diag *g = mk_diags_first_error(&d);
+        char line[512] = "";
+        if (g)
+            mk_diag_format(g, line, sizeof line);
+        snprintf(v->why_no_u, sizeof v->why_no_u, "the config %s does not load now: %s", cfg, line);
+    } else if (v->u->ndev != v->st.hdr->ndev) {
+        snprintf(v->why_no_u, sizeof v->why_no_u, "the config %s now has %zu GPUs, the state %u",
+                 cfg, v->u->ndev, v->st.hdr->ndev);
+    } else {
+        for (size_t i = 0; i < v->u->ndev; i++)
+            if (strcmp(v->u->dev[i].uuid, v->st.dev[i].uuid) != 0) {
+                snprintf(v->why_no_u, sizeof v->why_no_u,
+                         "the config %s no longer describes GPU %zu (%s)", cfg, i, v->st.dev[i].uuid);
+                break;
+            }
+    }
+    if (v->why_no_u[0]) {
+        mk_universe_free(v->u);
+        v->u = NULL;
+    }
+    mk_diags_free(&d);
+}
+
+int mk_view_open(const char *cmd, const mk_view_where *w, int want_u, mk_view *v)
+{
+    char err[1024];
+    memset(v, 0, sizeof *v);
+    if (w->dir && w->pid)
+        return mk_usage_error(cmd, "give --state-dir or --pid, not both");
+    if (mk_statedir_find(w->dir, w->pid, v->path, sizeof v->path, err, sizeof err) != 0 ||
+        mk_state_open_existing(&v->st, v->path, err, sizeof err) != 0) {
+        mk_err(cmd, "%s", err);
+        return MK_EXIT_ENV;
+    }
+    if (want_u)
+        attach_universe(v);
+    return 0;
+}
+
+void mk_view_close(mk_view *v)
+{
+    mk_universe_free(v->u);
+    v->u = NULL;
+    mk_state_close(&v->st); /* the CLI never attached: no pid slot changes */
+}
+
+int mk_view_pinned(const mk_view *v, unsigned i, mk_metric m)
+{
+    return (atomic_load(&v->st.dev[i].pinned_mask) >> m) & 1;
+}
+
+int mk_view_value(const mk_view *v, unsigned i, mk_metric m, int64_t *out)
+{
+    if (v->u && v->u->dev[i].lv[m].kind == MK_LV_NA && !mk_view_pinned(v, i, m))
+        return -1;
+    *out = atomic_load(&v->st.dev[i].value[m]);
+    return 0;
+}
+
+uint64_t mk_view_energy(const mk_view *v, unsigned i)
+{
+    mk_state_dev *sd = &v->st.dev[i];
+    uint64_t mj = atomic_load(&sd->energy_mj), then = atomic_load(&sd->energy_ns);
+    int64_t mw = atomic_load(&sd->value[MK_M_POWER]);
+    uint64_t now = mk_now_mono_ns();
+    /* What the library's integration would add if it ran now. */
+    if (now > then && mw > 0)
+        mj += (uint64_t)mw * (now - then) / 1000000000ull;
+    return mj;
+}
+
+void mk_view_ecc(const mk_view *v, unsigned i, uint64_t *sbe, uint64_t *dbe)
+{
+    mk_live L = { .st = (mk_state *)&v->st };
+    mk_live_ecc(&L, i, sbe, dbe);
+}
+
+void mk_view_health(const mk_view *v, unsigned i, char *buf, size_t len)
+{
+    mk_fault_mode h = (mk_fault_mode)atomic_load(&v->st.dev[i].health);
+    if (h == MK_FAULT_XID)
+        snprintf(buf, len, "xid %u", (unsigned)atomic_load(&v->st.dev[i].last_xid));
+    else if (h == MK_FAULT_NONE)
+        snprintf(buf, len, "healthy");
+    else
+        snprintf(buf, len, "%s", mk_fault_mode_name(h));
+}
+
+static int cmp_calls(const void *a, const void *b)
+{
+    const mk_call_row *x = a, *y = b;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+mk_call_row *mk_view_calls(const mk_view *v, size_t *n)
+{
+    unsigned nfn = v->st.hdr->nfn;
+    mk_call_row *rows = calloc(nfn ? nfn : 1, sizeof *rows);
+    *n = 0;
+    if (!rows)
+        return NULL;
+    for (unsigned f = 0; f < nfn; f++) {
+        uint64_t uns, calls = mk_state_calls(&v->st, f, &uns);
+        if (calls || uns)
+            rows[(*n)++] = (mk_call_row){ v->st.names[f], calls, uns };
+    }
+    qsort(rows, *n, sizeof *rows, cmp_calls);
+    return rows;
+}
