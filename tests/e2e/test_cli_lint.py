@@ -127,11 +127,18 @@ class LintTest(CliTest):
         p = mokka('lint', '--strict', path)
         self.assertExit(p, 2)
 
-    def test_suite_is_not_passed_unchecked(self):
-        path = self.write('name: smoke\ncases:\n  - name: a\n')
-        p = mokka('lint', path)
+    def test_suites(self):
+        suites = os.path.join(os.path.dirname(CONFIGS), 'suites')
+        files = [os.path.join(suites, 'smoke.yaml')] + [
+            os.path.join(suites, 'examples', f) for f in sorted(os.listdir(os.path.join(suites, 'examples')))]
+        p = mokka('lint', *files)
+        self.assertExit(p, 0)
+        self.assertEqual(p.stderr, '0 errors, 0 warnings in %d files\n' % len(files))
+        path = self.write('cases:\n  - name: a\n    expect: {capacty: 8}\n', 'suite.yaml')
+        p = mokka('lint', path, os.path.join(CONFIGS, 'dgx-a100.yaml'))
         self.assertExit(p, 2)
-        self.assertIn('%s:2:1: error: this is a suite (it has cases:)' % path, p.stderr)
+        self.assertEqual(p.stderr, "%s:3:14: error: unknown key 'capacty' in expect; did you mean "
+                         "'capacity'?\n1 error, 0 warnings in 2 files\n" % path)
 
     def test_quiet_drops_the_summary(self):
         p = mokka('lint', '--quiet', os.path.join(CONFIGS, 'dgx-a100.yaml'))
