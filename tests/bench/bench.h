@@ -100,6 +100,24 @@ static inline nvmlDevice_t bench_device(bench_nvml *n, unsigned i)
     return d;
 }
 
+/* What a client does at start: count the GPUs, then each one's handle,
+ * name, UUID and PCI info. */
+static inline void bench_enumerate(bench_nvml *n)
+{
+    unsigned count;
+    if (n->nvmlDeviceGetCount_v2(&count) != NVML_SUCCESS)
+        bench_die("nvmlDeviceGetCount_v2 failed");
+    for (unsigned i = 0; i < count; i++) {
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE], uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+        nvmlPciInfo_t pci;
+        nvmlDevice_t d = bench_device(n, i);
+        if (n->nvmlDeviceGetName(d, name, sizeof name) != NVML_SUCCESS ||
+            n->nvmlDeviceGetUUID(d, uuid, sizeof uuid) != NVML_SUCCESS ||
+            n->nvmlDeviceGetPciInfo_v3(d, &pci) != NVML_SUCCESS)
+            bench_die("GPU %u: name, UUID or PCI info failed", i);
+    }
+}
+
 static inline uint64_t bench_now_ns(void)
 {
     struct timespec ts;
@@ -186,6 +204,24 @@ static inline void bench_run_child(const char *env_name, const char *env_value, 
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         bench_die("a measuring process failed%s%s", env_value ? " with " : "",
                   env_value ? env_value : "");
+}
+
+/* Runs `runs` fresh children (bench_run_child) that each print ncols
+ * numbers, into cols[c][run]. */
+#define BENCH_MAX_RUNS 64
+static inline void bench_collect(int runs, int ncols, double cols[][BENCH_MAX_RUNS],
+                                 const char *env_name, const char *env_value)
+{
+    char buf[256];
+    for (int r = 0; r < runs && r < BENCH_MAX_RUNS; r++) {
+        char *p = buf, *end;
+        bench_run_child(env_name, env_value, buf, sizeof buf);
+        for (int c = 0; c < ncols; c++, p = end) {
+            cols[c][r] = strtod(p, &end);
+            if (end == p)
+                bench_die("a measuring process printed '%s', not %d numbers", buf, ncols);
+        }
+    }
 }
 
 /* A private directory for the configs and state files a bench writes (no

@@ -51,24 +51,6 @@ static int threads(void)
     return n;
 }
 
-/* What a device plugin does at start: every GPU's identity and memory. */
-static void enumerate(bench_nvml *n)
-{
-    unsigned count;
-    if (n->nvmlDeviceGetCount_v2(&count) != NVML_SUCCESS)
-        bench_die("nvmlDeviceGetCount_v2 failed");
-    for (unsigned i = 0; i < count; i++) {
-        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE], uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
-        nvmlPciInfo_t pci;
-        nvmlMemory_t mem;
-        nvmlDevice_t d = bench_device(n, i);
-        n->nvmlDeviceGetName(d, name, sizeof name);
-        n->nvmlDeviceGetUUID(d, uuid, sizeof uuid);
-        n->nvmlDeviceGetPciInfo_v3(d, &pci);
-        n->nvmlDeviceGetMemoryInfo(d, &mem);
-    }
-}
-
 /* --- the child: one measurement -------------------------------------------------- */
 
 static int child(void)
@@ -78,7 +60,7 @@ static int child(void)
     int t0 = threads();
     bench_load(&n);
     bench_init(&n);
-    enumerate(&n);
+    bench_enumerate(&n);
     rss r1 = read_rss();
     int t1 = threads();
     printf("%ld %ld %ld %d\n", r1.total - r0.total, r1.anon - r0.anon, r1.file - r0.file, t1 - t0);
@@ -88,38 +70,18 @@ static int child(void)
 
 /* --- the parent ------------------------------------------------------------------- */
 
-typedef struct sample {
-    double total, anon, file, threads;
-} sample;
-
-static sample run_child(const char *state_dir)
-{
-    char buf[128];
-    long total, anon, file;
-    int th;
-    bench_run_child("MOKKA_STATE_DIR", state_dir, buf, sizeof buf);
-    if (sscanf(buf, "%ld %ld %ld %d", &total, &anon, &file, &th) != 4)
-        bench_die("a memory measurement printed '%s'", buf);
-    return (sample){ (double)total, (double)anon, (double)file, th };
-}
-
 static void bench_memory(const char *label, const char *state_dir)
 {
-    double total[RUNS], anon[RUNS], file[RUNS], th[RUNS];
+    enum { TOTAL, ANON, FILE_BACKED, THREADS };
+    double v[4][BENCH_MAX_RUNS];
     char name[64], note[128];
-    for (int i = 0; i < RUNS; i++) {
-        sample s = run_child(state_dir);
-        total[i] = s.total;
-        anon[i] = s.anon;
-        file[i] = s.file;
-        th[i] = s.threads;
-    }
+    bench_collect(RUNS, 4, v, "MOKKA_STATE_DIR", state_dir);
     snprintf(name, sizeof name, "memory.rss-added.%s", label);
     snprintf(note, sizeof note, "VmRSS, dlopen to 8 GPUs enumerated: +%.0f anon, +%.0f file-backed; "
-             "median of %d", bench_median(anon, RUNS), bench_median(file, RUNS), RUNS);
-    bench_row(name, bench_median(total, RUNS), 0, "KiB", "<1024", note);
+             "median of %d", bench_median(v[ANON], RUNS), bench_median(v[FILE_BACKED], RUNS), RUNS);
+    bench_row(name, bench_median(v[TOTAL], RUNS), 0, "KiB", "<1024", note);
     snprintf(name, sizeof name, "memory.threads-started.%s", label);
-    bench_row(name, bench_percentile(th, RUNS, 100), 0, "threads", "=0",
+    bench_row(name, bench_percentile(v[THREADS], RUNS, 100), 0, "threads", "=0",
               "/proc/self/task entries added (the most of any run)");
 }
 

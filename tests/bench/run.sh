@@ -34,6 +34,9 @@ unset MOCK_CONFIG_PATH MOKKA_CONFIG MOKKA_STATE_DIR MOKKA_BENCH_LIB MOKKA_BENCH_
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
+# The bench programs make their config and state directories in here, so a
+# program killed half way leaves nothing behind.
+export TMPDIR="$tmp"
 : > "$tmp/failed"
 
 row() { # name value unit target note
@@ -63,13 +66,15 @@ header() {
     cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
     cc=${MOKKA_BENCH_CC:-}
     if [ -n "$cc" ]; then
-        compiler="$cc ($($cc --version 2>/dev/null | head -n 1))"
+        compiler="$cc: $($cc --version 2>/dev/null | head -n 1)"
     else
         compiler="$(readelf -p .comment "$lib" 2>/dev/null | sed -n 's/^ *\[ *[0-9]*\] *//p' | head -n 1)"
     fi
     echo "mokka bench"
     echo "machine: $(nproc) CPUs, ${cpu:-unknown CPU}, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "build:   ${compiler:-unknown compiler}, flags: ${MOKKA_BENCH_CFLAGS:-unknown (run through make bench)}"
+    flags=$(printf '%s' "${MOKKA_BENCH_CFLAGS:-}" | tr -s ' ' | sed 's/^ //; s/ $//')
+    [ -n "$flags" ] || flags="unknown (run through make bench)"
+    echo "build:   ${compiler:-unknown compiler}; flags: $flags"
     echo "library: $lib ($(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git'))"
     busy=$(awk -v n="$(nproc)" '{ print ($1 > n) ? 1 : 0 }' /proc/loadavg)
     if [ "$busy" = 1 ]; then
@@ -95,15 +100,27 @@ lib_size() {
     row lib.size.stripped "$((stripped / 1024))" KiB "<1024" "strip -o copy"
 }
 
-# Instructions per getter call under callgrind: repeatable where ns are not.
+# Instructions under callgrind: repeatable where ns are not. Prints the
+# inclusive cost of function $2 in the profile of command $3..., or fails
+# with valgrind's reason in $tmp/cg.err.
+callgrind() {
+    out=$1; shift
+    valgrind -q --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$@" > "$out" 2> "$tmp/cg.err" &&
+        callgrind_annotate --inclusive=yes "$tmp/cg.out" > "$tmp/cg.txt" 2>> "$tmp/cg.err"
+}
+
+# The inclusive instructions of function $1 in $tmp/cg.txt, divided by $2.
+inclusive() {
+    awk -v fn="$1" -v n="$2" '
+        index($0, ":" fn " ") { gsub(",", "", $1); printf "%.0f", $1 / n; exit }' "$tmp/cg.txt"
+}
+
 icount() {
     if ! command -v valgrind > /dev/null 2>&1 || ! command -v callgrind_annotate > /dev/null 2>&1; then
         row icount skipped instr/call - "(valgrind is not installed)"
         return
     fi
-    if ! valgrind -q --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
-            "$bin/bench_getters" --icount "$ICOUNT_CALLS" > "$tmp/icount" 2> "$tmp/cg.err" ||
-       ! callgrind_annotate --inclusive=yes "$tmp/cg.out" > "$tmp/cg.txt" 2>> "$tmp/cg.err"; then
+    if ! callgrind "$tmp/icount" "$bin/bench_getters" --icount "$ICOUNT_CALLS"; then
         # A tool that cannot read this build (valgrind 3.19 and clang's DWARF 5,
         # say) leaves the counts out; bench_getters itself ran above.
         why=$(grep -v '^###' "$tmp/cg.err" | sed 's/^==[0-9]*== //' | grep -m 1 .)
@@ -119,10 +136,13 @@ icount() {
             row "icount.$label" n/a instr/call - "$why"
             continue
         fi
-        per=$(awk -v fn="$fn" -v n="$ICOUNT_CALLS" '
-            index($0, ":" fn " ") { gsub(",", "", $1); printf "%.0f", $1 / n; exit }' "$tmp/cg.txt")
+        per=$(inclusive "$fn" "$ICOUNT_CALLS")
         row "icount.$label" "${per:-n/a}" instr/call - "callgrind, inclusive, $ICOUNT_CALLS calls"
     done < "$tmp/icount"
+    # One start-up on the built-in 8 GPUs (no config file).
+    if callgrind "$tmp/startup" "$bin/bench_startup" --child; then
+        row icount.nvmlInit_v2.8gpu "$(inclusive nvmlInit_v2 1)" instr - "callgrind, the built-in 8 x A100 universe"
+    fi
 }
 
 # Numbers that need `mokka run` (the sandbox with the built-in kubelet), not
