@@ -100,9 +100,9 @@ lib_size() {
     row lib.size.stripped "$((stripped / 1024))" KiB "<1024" "strip -o copy"
 }
 
-# Instructions under callgrind: repeatable where ns are not. Prints the
-# inclusive cost of function $2 in the profile of command $3..., or fails
-# with valgrind's reason in $tmp/cg.err.
+# Instructions under callgrind: repeatable where ns are not. Runs command
+# $2... under callgrind with its stdout in $1 and the profile, annotated with
+# inclusive costs, in $tmp/cg.txt; or fails with valgrind's reason in $tmp/cg.err.
 callgrind() {
     out=$1; shift
     valgrind -q --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$@" > "$out" 2> "$tmp/cg.err" &&
