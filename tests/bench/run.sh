@@ -43,7 +43,8 @@ row() { # name value unit target note
     printf 'row\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5"
 }
 
-# Runs one bench program; a failure is reported and remembered.
+# Runs one bench program; a failure (or a hang: 5 minutes) is reported and
+# remembered.
 bench() {
     name=$1; shift
     if [ ! -x "$bin/$name" ]; then
@@ -51,10 +52,14 @@ bench() {
         echo "$name" >> "$tmp/failed"
         return
     fi
-    "$bin/$name" "$@" 2> "$tmp/$name.err"
+    timeout 300 "$bin/$name" "$@" 2> "$tmp/$name.err"
     rc=$?
     if [ "$rc" -ne 0 ]; then
-        echo "FAILED: $name (exit $rc)"
+        if [ "$rc" = 124 ]; then
+            echo "FAILED: $name did not finish in 5 minutes"
+        else
+            echo "FAILED: $name (exit $rc)"
+        fi
         sed 's/^/    /' "$tmp/$name.err"
         echo "$name" >> "$tmp/failed"
     fi
