@@ -104,16 +104,27 @@ uint64_t mk_live_energy(mk_live *L, const mk_universe *u, unsigned dev)
 {
     mk_state_dev *sd = &L->st->dev[dev];
     const mk_lv *p = &u->dev[dev].lv[MK_M_POWER];
-    int64_t mw = p->kind == MK_LV_FIXED ? p->lo : atomic_load(&sd->value[MK_M_POWER]);
+    int pinned = atomic_load_explicit(&sd->pinned_mask, memory_order_relaxed) & (1u << MK_M_POWER);
+    int64_t mw = p->kind == MK_LV_FIXED && !pinned ? p->lo : atomic_load(&sd->value[MK_M_POWER]);
+    const uint64_t NS = 1000000000ull;
     uint64_t now = mk_now_mono_ns();
     uint64_t then = atomic_load(&sd->energy_ns);
     /* Integrate the current draw over the time since the last reading; the
-     * CAS makes each interval count once even with several readers. */
+     * CAS makes each interval count once even with several readers. Only
+     * the time that whole millijoules account for is consumed: the rest
+     * (under 1 mJ) carries over, so that frequent readers still see the
+     * counter grow. Seconds and nanoseconds apart keep mW x ns in range. */
     while (now > then) {
-        if (atomic_compare_exchange_weak(&sd->energy_ns, &then, now)) {
-            uint64_t add = (uint64_t)mw * (now - then) / 1000000000ull;
-            return atomic_fetch_add(&sd->energy_mj, add) + add;
+        uint64_t dt = now - then, add = 0, upto = now;
+        if (mw > 0) {
+            uint64_t frac = (uint64_t)mw * (dt % NS);
+            add = (uint64_t)mw * (dt / NS) + frac / NS;
+            if (add == 0)
+                break;
+            upto = now - (frac % NS) / (uint64_t)mw;
         }
+        if (atomic_compare_exchange_weak(&sd->energy_ns, &then, upto))
+            return atomic_fetch_add(&sd->energy_mj, add) + add;
     }
     return atomic_load(&sd->energy_mj);
 }

@@ -147,6 +147,7 @@ static nvmlReturn_t first_init(void)
     stat_config(&mk_L.config_mtime_ns, &mk_L.config_size);
     atomic_store(&mk_L.next_reload_check_ns, mk_now_mono_ns() + RELOAD_PERIOD_NS);
     atomic_store_explicit(&mk_L.u, u, memory_order_release);
+    mk_live_tick(&mk_L.live, u); /* rules already due (unhealthy_after_seconds: 0) fire now */
     pthread_once(&once, register_atfork);
     return NVML_SUCCESS;
 }
@@ -257,15 +258,18 @@ static void reload(void)
     mk_diags_free(&d);
 }
 
+/* Also fires due time rules, for clients that never wait for events. */
 void mk_maintenance(void)
 {
     uint64_t now = mk_now_mono_ns();
     uint64_t due = atomic_load_explicit(&mk_L.next_reload_check_ns, memory_order_relaxed);
-    if (now < due || !mk_L.config_path ||
+    if (now < due ||
         !atomic_compare_exchange_strong(&mk_L.next_reload_check_ns, &due, now + RELOAD_PERIOD_NS))
         return;
     if (pthread_mutex_trylock(&mk_L.lock) != 0)
         return; /* init, shutdown or another reload is busy: look again later */
+    if (atomic_load(&mk_L.refs) > 0)
+        mk_live_tick(&mk_L.live, mk_universe_now());
     if (atomic_load(&mk_L.refs) > 0 && mk_L.config_path) {
         int64_t mtime;
         off_t size;

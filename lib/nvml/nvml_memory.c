@@ -3,7 +3,7 @@
  * Used memory is a live value (memoryUsed in the config); the driver's
  * reserved share is counted as used in the first version of the call and
  * reported apart in _v2, as the real library does since R510. */
-#include "nvml_impl.h"
+#include "nvml_getters.h"
 
 /* total, reserved and used bytes of a GPU or MIG device. */
 static nvmlReturn_t usage(const mk_ref *r, uint64_t *total, uint64_t *reserved, uint64_t *used)
@@ -24,22 +24,12 @@ static nvmlReturn_t usage(const mk_ref *r, uint64_t *total, uint64_t *reserved, 
     return NVML_SUCCESS;
 }
 
-static nvmlReturn_t resolve(nvmlDevice_t device, mk_ref *r)
-{
-    nvmlReturn_t rc = mk_any(device, r);
-    if (rc == NVML_SUCCESS && mk_gpu_lost(r->gpu))
-        return NVML_ERROR_GPU_IS_LOST;
-    return rc;
-}
-
 MK_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
     mk_ref r;
     uint64_t total, reserved, used;
     MK_ENTER(nvmlDeviceGetMemoryInfo);
-    nvmlReturn_t rc = resolve(device, &r);
-    if (rc)
-        return rc;
+    MK_ANY_LIVE(device, &r);
     MK_NONNULL(memory);
     usage(&r, &total, &reserved, &used);
     memory->total = total;
@@ -53,9 +43,7 @@ MK_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v
     mk_ref r;
     uint64_t total, reserved, used;
     MK_ENTER(nvmlDeviceGetMemoryInfo_v2);
-    nvmlReturn_t rc = resolve(device, &r);
-    if (rc)
-        return rc;
+    MK_ANY_LIVE(device, &r);
     MK_NONNULL(memory);
     if (memory->version != nvmlMemory_v2)
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
