@@ -5,17 +5,16 @@
  *
  * A sample is a batch of calls timed with CLOCK_MONOTONIC around it (a
  * batch lasts ~100 us, so the clock read is noise); the median over hundreds
- * of samples hides preemption on a busy machine. With two threads, samples
- * run in rounds that start together (a spinning barrier, each thread on a
- * CPU of its own): a round's
- * throughput is the calls of both threads over the time from the first
- * start to the last end, and the rate row is the 99th percentile of the
- * rounds: on a shared machine only some rounds find a CPU for every thread,
- * and those are the ones that say whether threads scale (a round run on one
- * CPU cannot beat one thread's rate, so a fast round is no artefact; the
- * one-thread rate is taken the same way). With no lock
- * shared on the read path it grows with the threads, up to the cores there
- * are; a lock or a contended cache line shows as a rate that does not.
+ * of samples hides preemption on a busy machine. With two threads, each on
+ * a CPU of its own, samples run in rounds that start together (a spinning
+ * barrier): a round's throughput is the calls of both threads over the time
+ * from the first start to the last end, and the rate row is the 99th
+ * percentile of the rounds. On a shared machine only some rounds find a CPU
+ * for every thread, and those are the ones that say whether threads scale;
+ * a round run on one CPU cannot beat one thread's rate, so a fast round is
+ * no artefact (the one-thread rate is taken the same way). With no lock
+ * shared on the read path the rate grows with the threads, up to the cores
+ * there are; a lock or a contended cache line shows as a rate that does not.
  *
  *   bench_getters              the table rows
  *   bench_getters --icount N   N calls of each getter in its own function,
