@@ -83,8 +83,8 @@ header() {
     echo "library: $lib ($(git -C "$top" describe --always --dirty 2>/dev/null || echo 'no git'))"
     busy=$(awk -v n="$(nproc)" '{ print ($1 > n) ? 1 : 0 }' /proc/loadavg)
     if [ "$busy" = 1 ]; then
-        echo "note:    the machine is busy (load above its CPUs): times run high and two threads"
-        echo "         seldom run at once; the instruction counts (icount.*) do not depend on it"
+        echo "note:    the machine is busy (load above its CPUs): times run high and the two-thread"
+        echo "         rates vary; the instruction counts (icount.*) do not depend on it"
     fi
 }
 
