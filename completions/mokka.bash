@@ -19,7 +19,8 @@ _mokka_options()
         run) echo "--config= --suite= --junit= --report= --timeout= --register-timeout=
                    --plugin= --env= --node= --no-sandbox --restart-limit= --keep --verbose
                    $common" ;;
-        assert) echo "--suite= --node= --selector= --kubeconfig= --context= --junit= $common" ;;
+        assert) echo "--suite= --node= --selector= --kubeconfig= --context= --junit= --report=
+                      --timeout= --config= --var= --state-dir= --verbose $common" ;;
         exec) echo "--config= --state-dir= --keep-state --node= $common" ;;
         smi) echo "-L --list -q --query --json --id= --mock --config= $common" ;;
         lint) echo "--strict --node= $common" ;;

@@ -65,6 +65,12 @@ complete -c mokka -n '__fish_seen_subcommand_from assert' -l selector -x -d 'Nod
 complete -c mokka -n '__fish_seen_subcommand_from assert' -l kubeconfig -r -F -d 'kubeconfig file'
 complete -c mokka -n '__fish_seen_subcommand_from assert' -l context -x -d 'kubeconfig context'
 complete -c mokka -n '__fish_seen_subcommand_from assert' -l junit -r -F -d 'Write JUnit XML'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l report -x -a 'json' -d 'Write the JSON report'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -s t -l timeout -x -d 'Limit for the whole check'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -s c -l config -r -a '(__mokka_yaml_files)' -d 'The Mokka config the suites mean'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l var -x -d 'A variable for the suites (NAME=VALUE)'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -l state-dir -x -a '(__fish_complete_directories)' -d 'Live state, for inject and set'
+complete -c mokka -n '__fish_seen_subcommand_from assert' -s v -l verbose -d 'Show requests, retries and re-lists'
 
 # exec: options, then the program
 complete -c mokka -n '__fish_seen_subcommand_from exec' -s c -l config -x -a '(__mokka_yaml_files)' -d 'GPU config'

@@ -35,7 +35,7 @@ START_TEST(fixed_values)
     lv_is(lv_of("power: 0.3kW", MK_M_POWER), MK_LV_FIXED, 300000, 300000);
     lv_is(lv_of("memoryUsed: 10GiB", MK_M_MEM_USED), MK_LV_FIXED, (int64_t)(10 * GiB),
           (int64_t)(10 * GiB));
-    lv_is(lv_of("memoryUsed: 2048", MK_M_MEM_USED), MK_LV_FIXED, (int64_t)(2 * GiB),
+    lv_is(lv_of("memoryUsed: 2048MiB", MK_M_MEM_USED), MK_LV_FIXED, (int64_t)(2 * GiB),
           (int64_t)(2 * GiB));
     lv_is(lv_of("utilization: {gpu: 15, memory: 32%}", MK_M_UTIL_MEM), MK_LV_FIXED, 32, 32);
     lv_is(lv_of("clocks: {sm: 1400MHz}", MK_M_CLK_SM), MK_LV_FIXED, 1400, 1400);

@@ -164,11 +164,12 @@ START_TEST(seed_config)
     mk_universe_free(u);
     mk_diags_free(&d);
 
-    /* Strict mode warns about the non-hex UUIDs, and only about them. */
+    /* Strict mode warns about the non-hex UUIDs and the two sizes written
+     * without a unit, and only about them. */
     u = load_file_clean("fixtures/configs/seed.yaml", 1, &d);
     ck_assert_ptr_nonnull(u);
     ck_assert_uint_eq(d.errors, 0);
-    ck_assert_uint_eq(d.warnings, 2);
+    ck_assert_uint_eq(d.warnings, 4);
     char want[8192];
     snprintf(want, sizeof want, "%s/fixtures/configs/seed.yaml:3:5: warning: GPU 0: uuid "
              "'GPU-1a2b3c4d-5e6f-7g8h-9i0j-1k2l3m4n5o6p' is not of the form "
