@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,8 @@ typedef struct run {
     mk_super *super;
     mk_plugin_cmd cmd;
     mk_report rep;
-    double start;
+    double start, last_wait_line;
+    _Atomic int stopping;   /* kubelet events from here on are the run ending, not news */
 } run;
 
 static double now_s(void)
@@ -268,6 +270,8 @@ static void progress_done(void)
 static void on_kubelet(void *ctx, const mk_kubelet_event *ev)
 {
     run *r = ctx;
+    if (r->stopping)
+        return;
     switch (ev->kind) {
     case MK_KL_REGISTERED:
         progress(r, "%s registered (socket %s)", ev->resource, ev->endpoint ? ev->endpoint : "?");
@@ -353,7 +357,13 @@ static int wait_registered(run *r)
                 mk_err("run", "the plugin did not register within %.0fs", r->o.register_timeout);
             return MK_EXIT_ENV;
         }
-        progress(r, "waiting for the plugin to register: %.1fs", now_s() - r->start);
+        /* On a terminal the status line updates in place; in a CI log one
+         * line every 5 s says it is still waiting. */
+        double waited = now_s() - r->start;
+        if (isatty(STDERR_FILENO) || waited - r->last_wait_line >= 5) {
+            progress(r, "waiting for the plugin to register: %.1fs", waited);
+            r->last_wait_line = waited;
+        }
         src->wait_change(src, seen, 250, err, sizeof err);
     }
     for (double quiet_until = now_s() + 0.5; now_s() < quiet_until && !mk_cancel;) {
@@ -433,6 +443,7 @@ static int run_suites(run *r)
 /* Stops everything, writes the reports, cleans up; returns the exit code. */
 static int finish(run *r, int rc)
 {
+    r->stopping = 1;
     if (r->super)
         mk_super_stop(r->super, mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM, 10000);
     if (mk_cancel == SIGALRM)
