@@ -69,6 +69,8 @@ const char cmd_run_help[] =
     "                             device nodes are provided\n"
     "      --restart-limit N      plugin crashes restarted before giving up (default 5)\n"
     "      --keep                 keep the run directory (live state, plugin log)\n"
+    "      --hold                 after the suites, keep the plugin running until\n"
+    "                             SIGINT or SIGTERM (a DaemonSet's virtual GPUs)\n"
     "  -v, --verbose              show the plugin's output as it comes\n"
     "  -q, --quiet                only the summary and errors\n"
     "      --color WHEN           auto, always or never\n"
@@ -92,7 +94,7 @@ typedef struct run_opts {
     size_t nenv;
     double timeout, register_timeout;
     unsigned restart_limit;
-    int no_sandbox, keep, verbose;
+    int no_sandbox, keep, verbose, hold;
     char *const *plugin_args;
     size_t nplugin_args;
 } run_opts;
@@ -135,7 +137,7 @@ static int parse_duration_opt(const char *what, const char *s, double *out)
 static int parse_args(int argc, char **argv, run_opts *o)
 {
     enum { O_JUNIT = 1, O_REPORT, O_REGISTER, O_PLUGIN, O_NODE, O_NOSANDBOX, O_RESTART, O_KEEP,
-           O_KUBECONFIG, O_CONTEXT, O_CLUSTER };
+           O_KUBECONFIG, O_CONTEXT, O_CLUSTER, O_HOLD };
     static const struct option longopts[] = {
         {"config", required_argument, 0, 'c'}, {"suite", required_argument, 0, 's'},
         {"junit", required_argument, 0, O_JUNIT}, {"report", required_argument, 0, O_REPORT},
@@ -144,7 +146,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"node", required_argument, 0, O_NODE}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
         {"restart-limit", required_argument, 0, O_RESTART}, {"keep", no_argument, 0, O_KEEP},
         {"kubeconfig", required_argument, 0, O_KUBECONFIG}, {"context", required_argument, 0, O_CONTEXT},
-        {"cluster", no_argument, 0, O_CLUSTER},
+        {"cluster", no_argument, 0, O_CLUSTER}, {"hold", no_argument, 0, O_HOLD},
         {"verbose", no_argument, 0, 'v'}, MK_COMMON_OPTS,
         {0, 0, 0, 0}
     };
@@ -200,6 +202,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         case O_KUBECONFIG: o->kubeconfig = optarg; o->cluster = 1; break;
         case O_CONTEXT: o->context = optarg; break;
         case O_CLUSTER: o->cluster = 1; break;
+        case O_HOLD: o->hold = 1; break;
         case 'v': o->verbose = 1; break;
         case 'q': mk_quiet = 1; break;
         default: {
@@ -572,6 +575,21 @@ static int finish(run *r, int rc)
     return rc;
 }
 
+/* --hold: the suites are done; the plugin serves the node until a signal. */
+static void hold(run *r)
+{
+    mk_info("run", "suites done; holding the plugin until SIGINT or SIGTERM");
+    while (!mk_cancel) {
+        if (mk_super_status(r->super, NULL, NULL, NULL, 0) == MK_SUPER_FAILED) {
+            mk_err("run", "the plugin failed while held");
+            mk_report_error(&r->rep, "mokka-run", "plugin keeps running", "the plugin failed while held");
+            return;
+        }
+        usleep(200000);
+    }
+    mk_cancel = 0; /* a requested end, not an interruption of the suites */
+}
+
 static void release(run *r)
 {
     for (size_t i = 0; i < r->nsuites; i++)
@@ -608,6 +626,8 @@ int cmd_run(int argc, char **argv)
     if (rc == 0)
         rc = run_suites(&r);
     mk_cancel_stop();
+    if (rc == 0 && r.o.hold && !mk_cancel)
+        hold(&r);
     rc = finish(&r, rc);
     release(&r);
     return rc;
