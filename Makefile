@@ -112,7 +112,9 @@ $(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h &: src/proto/%.proto
 
 # Keep the generated protobuf sources: as intermediates make would delete
 # them and rebuild everything that includes them on every run.
-.SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
+# Keep every intermediate file (objects of tests, generated sources): make
+# would otherwise delete them and rebuild them on every run.
+.SECONDARY:
 
 $(B)/gen/libblob.S: $(LIBNVML)
 	@mkdir -p $(@D)
