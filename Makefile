@@ -110,8 +110,6 @@ $(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h &: src/proto/%.proto
 	protoc-c --proto_path=src/proto --c_out=$(B)/gen $<
 	sed -i 's/(\*register)(/(*register_)(/' $(B)/gen/$*.pb-c.h
 
-# Keep the generated protobuf sources: as intermediates make would delete
-# them and rebuild everything that includes them on every run.
 # Keep every intermediate file (objects of tests, generated sources): make
 # would otherwise delete them and rebuild them on every run.
 .SECONDARY:
