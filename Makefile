@@ -200,10 +200,13 @@ bench: all $(BENCH_BIN)
 	MOKKA_BUILD=$(abspath $(O)) MOKKA_BENCH_CC='$(CC)' MOKKA_BENCH_CFLAGS='$(OPT) $(SAN_FLAGS) $(CFLAGS)' \
 	    sh tests/bench/run.sh
 
+# The built-in universe and smoke suite, with the stand-in device plugin (or
+# NVIDIA's: make demo PLUGIN=/path/to/nvidia-device-plugin).
+PLUGIN ?= $(B)/tests/fake-device-plugin
 demo:
 	sh ci/deps.sh --quiet
-	$(MAKE) testbins
-	$(MOKKA) run --plugin $(B)/tests/fake-device-plugin --junit $(O)/mokka-demo.xml
+	$(MAKE) all $(B)/tests/fake-device-plugin
+	$(MOKKA) run --plugin $(PLUGIN) --junit $(O)/mokka-demo.xml
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mokka \
