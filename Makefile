@@ -196,7 +196,7 @@ tsan:
 	$(MAKE) O=$(O)/build-tsan SAN=tsan testbins
 	MOKKA_BUILD=$(abspath $(O)/build-tsan) MOKKA_SAN=tsan sh tests/run.sh --concurrency
 
-bench: all $(BENCH_BIN)
+bench: all $(BENCH_BIN) $(B)/tests/kube-watch $(B)/tests/fake-device-plugin
 	MOKKA_BUILD=$(abspath $(O)) MOKKA_BENCH_CC='$(CC)' MOKKA_BENCH_CFLAGS='$(OPT) $(SAN_FLAGS) $(CFLAGS)' \
 	    sh tests/bench/run.sh
 
