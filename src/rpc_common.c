@@ -96,7 +96,7 @@ void mk_rpc_format_status(char *err, size_t errlen, int code, grpc_slice details
         snprintf(err, errlen, "%s", mk_rpc_code_name(code));
 }
 
-/* gRPC and Abseil come uninstrumented: ThreadSanitizer cannot see their
+/* gRPC, its upb protobuf runtime and Abseil come uninstrumented: ThreadSanitizer cannot see their
  * internal synchronisation and reports races inside them. Suppress reports
  * with their frames, which leaves every race within Mokka's own code
  * visible. TSan reads this at start-up; other builds never call it. */
@@ -105,5 +105,12 @@ const char *__tsan_default_suppressions(void)
 {
     return "race:libgrpc.so\n"
            "race:libgpr.so\n"
-           "race:libabsl_\n";
+           "race:libupb.so\n"
+           "race:libabsl_\n"
+           /* Memory gRPC allocates on its threads (through libstdc++) and
+            * hands over through its completion queues: without these, its
+            * release by Mokka after the queue returned looks like a race. */
+           "called_from_lib:libstdc++.so\n"
+           "called_from_lib:libgrpc.so\n"
+           "called_from_lib:libupb.so\n";
 }
