@@ -114,6 +114,18 @@ static int drain(mk_super *s, stream *st)
     return 2;
 }
 
+/* In the child before exec: every signal mokka catches or ignores goes
+ * back to its default action (exec would do it, but only at exec). */
+static void default_signals(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction sa;
+        if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
+            sa.sa_handler != SIG_DFL)
+            signal(sig, SIG_DFL);
+    }
+}
+
 /* fork + exec in a new process group, inside the sandbox. */
 static int spawn(mk_super *s, char *err, size_t errlen)
 {
@@ -125,8 +137,16 @@ static int spawn(mk_super *s, char *err, size_t errlen)
         close(out[1]);
         return snprintf(err, errlen, "pipe: %s", strerror(errno)), -1;
     }
+    /* Signals stay blocked from before the fork until the child has dropped
+     * mokka's handlers: a SIGTERM from mk_super_stop that reached the child
+     * in between would run mokka's handler there and be lost, and the
+     * plugin would start as if never told to stop. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid < 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         snprintf(err, errlen, "fork: %s", strerror(errno));
         close(out[0]); close(out[1]); close(er[0]); close(er[1]);
         return -1;
@@ -136,10 +156,10 @@ static int spawn(mk_super *s, char *err, size_t errlen)
         setpgid(0, 0);
         dup2(out[1], STDOUT_FILENO);
         dup2(er[1], STDERR_FILENO);
+        default_signals();
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
         if (s->o.sandbox && mk_sandbox_enter(s->o.sandbox, why, sizeof why) != 0) {
             dprintf(STDERR_FILENO, "mokka: cannot enter the GPU-node sandbox: %s\n", why);
             _exit(126);
@@ -148,6 +168,7 @@ static int spawn(mk_super *s, char *err, size_t errlen)
         dprintf(STDERR_FILENO, "mokka: cannot run %s: %s\n", s->o.argv[0], strerror(errno));
         _exit(127);
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     setpgid(pid, pid);
     close(out[1]);
     close(er[1]);
