@@ -103,6 +103,8 @@ typedef struct run {
     mk_report rep;
     double start, last_wait_line;
     _Atomic int stopping;   /* kubelet events from here on are the run ending, not news */
+    _Atomic unsigned registrations, lists;   /* kubelet events so far (restart_and_register) */
+    int (*restart)(mk_suite_env *env, char *err, size_t errlen);   /* the runenv's */
 } run;
 
 static double now_s(void)
@@ -270,6 +272,10 @@ static void progress_done(void)
 static void on_kubelet(void *ctx, const mk_kubelet_event *ev)
 {
     run *r = ctx;
+    if (ev->kind == MK_KL_REGISTERED)
+        r->registrations++;
+    else if (ev->kind == MK_KL_DEVICES)
+        r->lists++;
     if (r->stopping)
         return;
     switch (ev->kind) {
@@ -401,8 +407,7 @@ static int start(run *r)
         mk_report_error(&r->rep, "mokka-run", "sandbox", "%s", err);
         return MK_EXIT_ENV;
     }
-    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = mk_quiet ? NULL : on_kubelet,
-                           .event_ctx = r };
+    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = on_kubelet, .event_ctx = r };
     if (!(r->kubelet = mk_kubelet_start(r->sb.kubelet_dir, &ko, err, sizeof err))) {
         mk_err("run", "built-in kubelet: %s", err);
         mk_report_error(&r->rep, "mokka-run", "built-in kubelet", "%s", err);
@@ -427,6 +432,44 @@ static int start(run *r)
     return wait_registered(r);
 }
 
+/* restart-plugin under the built-in kubelet: the supervisor restarts the
+ * plugin, then this waits until the new one has registered every resource
+ * again and sent its first device list, so that the case checks the new
+ * plugin and not the devices the old one left unhealthy. */
+static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
+{
+    run *r = env->user;
+    mk_nodesrc *src = mk_kubelet_nodesrc(r->kubelet);
+    uint64_t seen = 0;
+    size_t want = 0, now_registered;
+    char why[256];
+    registered(src, &seen, &want);
+    unsigned regs = r->registrations, lists = r->lists;
+    if (r->restart(env, err, errlen) != 0)
+        return -1;
+    double deadline = now_s() + r->o.register_timeout;
+    while (r->registrations - regs < want || r->lists - lists < want) {
+        unsigned crashes;
+        char last[600];
+        if (mk_super_status(r->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
+            snprintf(err, errlen, "the plugin %s and crashed %u times after the restart", last,
+                     crashes);
+            return -1;
+        }
+        if (mk_cancel || now_s() >= deadline) {
+            snprintf(err, errlen, "%s: %u of %zu resources registered again",
+                     mk_cancel ? "cancelled while the plugin registered again"
+                               : "the plugin did not register again within --register-timeout",
+                     r->registrations - regs, want);
+            return -1;
+        }
+        /* Events follow the view's changes closely: look again soon. */
+        src->wait_change(src, seen, 50, why, sizeof why);
+        registered(src, &seen, &now_registered);
+    }
+    return 0;
+}
+
 static int run_suites(run *r)
 {
     mk_runenv env;
@@ -434,6 +477,9 @@ static int run_suites(run *r)
                        r->super) != 0)
         return MK_EXIT_ENV;
     env.env.cancel = &mk_cancel;
+    r->restart = env.env.restart_plugin;
+    env.env.restart_plugin = restart_and_register;
+    env.env.user = r;
     for (size_t i = 0; i < r->nsuites && !mk_cancel; i++)
         mk_suite_run(r->suites[i], &env.env, &r->rep);
     mk_runenv_free(&env);
