@@ -119,8 +119,10 @@ static double now_s(void)
 static int parse_duration_opt(const char *what, const char *s, double *out)
 {
     const char *why;
-    if (mk_parse_duration(s, out, &why) != 0 || *out <= 0)
+    if (mk_parse_duration(s, out, &why) != 0)
         return mk_usage_error("run", "%s '%s': %s", what, s, why);
+    if (*out <= 0)
+        return mk_usage_error("run", "%s '%s': must be longer than 0", what, s);
     return 0;
 }
 
@@ -347,20 +349,28 @@ static int wait_registered(run *r)
             char *tail = malloc(65536);
             if (tail)
                 mk_super_log_tail(r->super, tail, 65536, 60);
+            /* A plugin that crashed and is waiting to be started again
+             * says so, not only that it did not register. */
+            char crashed[700] = "";
+            if (crashes)
+                snprintf(crashed, sizeof crashed, " (it crashed %u time%s; last it %s)", crashes,
+                         crashes == 1 ? "" : "s", last);
             mk_rcase *c = mk_cancel
                 ? mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
                                   "interrupted by signal %d before the plugin registered", (int)mk_cancel)
                 : mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
-                                  "the plugin did not register within %.0fs; last log lines follow",
-                                  r->o.register_timeout);
+                                  "the plugin did not register within %gs%s",
+                                  r->o.register_timeout, crashed);
             if (c && tail) {
-                mk_rcase_detail(c, "last log lines of the plugin:\n%s", tail);
+                mk_rcase_detail(c, *tail ? "last log lines of the plugin:\n%s"
+                                         : "the plugin wrote nothing%s", tail);
                 c->output = tail;
             } else {
                 free(tail);
             }
             if (!mk_cancel)
-                mk_err("run", "the plugin did not register within %.0fs", r->o.register_timeout);
+                mk_err("run", "the plugin did not register within %gs%s", r->o.register_timeout,
+                       crashed);
             return MK_EXIT_ENV;
         }
         /* On a terminal the status line updates in place; in a CI log one
@@ -494,7 +504,7 @@ static int finish(run *r, int rc)
         mk_super_stop(r->super, mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM, 10000);
     if (mk_cancel == SIGALRM)
         mk_report_error(&r->rep, "mokka-run", "run finishes in time",
-                        "the run took longer than --timeout %.0fs", r->o.timeout);
+                        "the run took longer than --timeout %gs", r->o.timeout);
     else if (mk_cancel)
         mk_report_error(&r->rep, "mokka-run", "run finishes",
                         "interrupted by %s", strsignal(mk_cancel));
