@@ -502,13 +502,17 @@ static int finish(run *r, int rc)
     r->stopping = 1;
     if (r->super)
         mk_super_stop(r->super, mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM, 10000);
+    mk_rcase *ended = NULL;
     if (mk_cancel == SIGALRM)
-        mk_report_error(&r->rep, "mokka-run", "run finishes in time",
-                        "the run took longer than --timeout %gs", r->o.timeout);
+        ended = mk_report_error(&r->rep, "mokka-run", "run finishes in time",
+                                "the run took longer than --timeout %gs", r->o.timeout);
     else if (mk_cancel)
-        mk_report_error(&r->rep, "mokka-run", "run finishes",
-                        "interrupted by %s", strsignal(mk_cancel));
+        ended = mk_report_error(&r->rep, "mokka-run", "run finishes",
+                                "interrupted by %s", strsignal(mk_cancel));
     if (r->super) {
+        /* How the plugin took being stopped early. */
+        if (ended && (ended->output = malloc(65536)))
+            mk_super_log_tail(r->super, ended->output, 65536, 60);
         unsigned crashes;
         char last[600];
         mk_super_status(r->super, &crashes, NULL, last, sizeof last);
