@@ -336,8 +336,8 @@ static int wait_registered(run *r)
             if (tail)
                 mk_super_log_tail(r->super, tail, 65536, 60);
             mk_rcase *c = mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
-                                          "the plugin %s and crashed %u times; it never registered",
-                                          last, crashes);
+                                          "the plugin %s and crashed %u time%s; it never "
+                                          "registered", last, crashes, crashes == 1 ? "" : "s");
             if (c && tail)
                 c->output = tail;
             else
