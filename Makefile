@@ -110,9 +110,9 @@ $(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h &: src/proto/%.proto
 	protoc-c --proto_path=src/proto --c_out=$(B)/gen $<
 	sed -i 's/(\*register)(/(*register_)(/' $(B)/gen/$*.pb-c.h
 
-# Keep the generated protobuf sources: as intermediates make would delete
-# them and rebuild everything that includes them on every run.
-.SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
+# Keep every intermediate file (objects of tests, generated sources): make
+# would otherwise delete them and rebuild them on every run.
+.SECONDARY:
 
 $(B)/gen/libblob.S: $(LIBNVML)
 	@mkdir -p $(@D)
@@ -200,14 +200,17 @@ tsan:
 	$(MAKE) O=$(O)/build-tsan SAN=tsan testbins
 	MOKKA_BUILD=$(abspath $(O)/build-tsan) MOKKA_SAN=tsan sh tests/run.sh --concurrency
 
-bench: all $(BENCH_BIN) $(STANDIN_BIN)
+bench: all $(BENCH_BIN) $(B)/tests/kube-watch $(B)/tests/fake-device-plugin
 	MOKKA_BUILD=$(abspath $(O)) MOKKA_BENCH_CC='$(CC)' MOKKA_BENCH_CFLAGS='$(OPT) $(SAN_FLAGS) $(CFLAGS)' \
 	    sh tests/bench/run.sh
 
+# The built-in universe and smoke suite, with the stand-in device plugin (or
+# NVIDIA's: make demo PLUGIN=/path/to/nvidia-device-plugin).
+PLUGIN ?= $(B)/tests/fake-device-plugin
 demo:
 	sh ci/deps.sh --quiet
-	$(MAKE) testbins
-	$(MOKKA) run --plugin $(B)/tests/fake-device-plugin --junit $(O)/mokka-demo.xml
+	$(MAKE) all $(B)/tests/fake-device-plugin
+	$(MOKKA) run --plugin $(PLUGIN) --junit $(O)/mokka-demo.xml
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mokka \

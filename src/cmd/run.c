@@ -16,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "cmds.h"
 #include "embed.h"
+#include "kube.h"
 #include "kubelet.h"
 #include "libpath.h"
 #include "outputs.h"
@@ -57,11 +59,18 @@ const char cmd_run_help[] =
     "                             nvidia-device-plugin from PATH)\n"
     "  -e, --env NAME=VALUE       set in the plugin's environment; repeatable\n"
     "      --node NAME            node name (UUIDs of `uuid: auto` derive from it)\n"
+    "      --kubeconfig FILE      cluster mode: run the plugin under this node's real\n"
+    "                             kubelet and check through the API server\n"
+    "      --cluster              cluster mode with $KUBECONFIG, ~/.kube/config or\n"
+    "                             the in-cluster service account\n"
+    "      --context NAME         kubeconfig context (cluster mode)\n"
     "      --no-sandbox           use the real /var/lib/kubelet/device-plugins (only\n"
     "                             when no kubelet is running); no sysfs, MIG caps or\n"
     "                             device nodes are provided\n"
     "      --restart-limit N      plugin crashes restarted before giving up (default 5)\n"
     "      --keep                 keep the run directory (live state, plugin log)\n"
+    "      --hold                 after the suites, keep the plugin running until\n"
+    "                             SIGINT or SIGTERM (a DaemonSet's virtual GPUs)\n"
     "  -v, --verbose              show the plugin's output as it comes\n"
     "  -q, --quiet                only the summary and errors\n"
     "      --color WHEN           auto, always or never\n"
@@ -76,7 +85,8 @@ const char cmd_run_help[] =
     "      -- nvidia-device-plugin --mig-strategy=mixed\n";
 
 typedef struct run_opts {
-    const char *config, *plugin, *node;
+    const char *config, *plugin, *node, *kubeconfig, *context;
+    int cluster;   /* --kubeconfig or --cluster: the node's real kubelet and the API server */
     mk_outputs out;
     const char **suites;
     size_t nsuites;
@@ -84,7 +94,7 @@ typedef struct run_opts {
     size_t nenv;
     double timeout, register_timeout;
     unsigned restart_limit;
-    int no_sandbox, keep, verbose;
+    int no_sandbox, keep, verbose, hold;
     char *const *plugin_args;
     size_t nplugin_args;
 } run_opts;
@@ -97,7 +107,9 @@ typedef struct run {
     size_t nsuites;
     char run_dir[4096];
     mk_sandbox sb;
-    mk_kubelet *kubelet;
+    mk_kubelet *kubelet;    /* the built-in kubelet (sandbox mode) */
+    mk_kube *kube;          /* the API server (cluster mode) */
+    mk_nodesrc *src;        /* whichever of the two the suites read */
     mk_super *super;
     mk_plugin_cmd cmd;
     mk_report rep;
@@ -128,7 +140,8 @@ static int parse_duration_opt(const char *what, const char *s, double *out)
 
 static int parse_args(int argc, char **argv, run_opts *o)
 {
-    enum { O_JUNIT = 1, O_REPORT, O_REGISTER, O_PLUGIN, O_NODE, O_NOSANDBOX, O_RESTART, O_KEEP };
+    enum { O_JUNIT = 1, O_REPORT, O_REGISTER, O_PLUGIN, O_NODE, O_NOSANDBOX, O_RESTART, O_KEEP,
+           O_KUBECONFIG, O_CONTEXT, O_CLUSTER, O_HOLD };
     static const struct option longopts[] = {
         {"config", required_argument, 0, 'c'}, {"suite", required_argument, 0, 's'},
         {"junit", required_argument, 0, O_JUNIT}, {"report", required_argument, 0, O_REPORT},
@@ -136,6 +149,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"plugin", required_argument, 0, O_PLUGIN}, {"env", required_argument, 0, 'e'},
         {"node", required_argument, 0, O_NODE}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
         {"restart-limit", required_argument, 0, O_RESTART}, {"keep", no_argument, 0, O_KEEP},
+        {"kubeconfig", required_argument, 0, O_KUBECONFIG}, {"context", required_argument, 0, O_CONTEXT},
+        {"cluster", no_argument, 0, O_CLUSTER}, {"hold", no_argument, 0, O_HOLD},
         {"verbose", no_argument, 0, 'v'}, MK_COMMON_OPTS,
         {0, 0, 0, 0}
     };
@@ -188,6 +203,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
             break;
         }
         case O_KEEP: o->keep = 1; break;
+        case O_KUBECONFIG: o->kubeconfig = optarg; o->cluster = 1; break;
+        case O_CONTEXT: o->context = optarg; break;
+        case O_CLUSTER: o->cluster = 1; break;
+        case O_HOLD: o->hold = 1; break;
         case 'v': o->verbose = 1; break;
         case 'q': mk_quiet = 1; break;
         default: {
@@ -201,6 +220,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
     o->nplugin_args = (size_t)(argc - optind);
     if (o->timeout < o->register_timeout)
         o->register_timeout = o->timeout;
+    if (o->cluster && o->no_sandbox)
+        return mk_usage_error("run", "--no-sandbox is implied by cluster mode (--kubeconfig, --cluster)");
+    if (o->context && !o->cluster)
+        return mk_usage_error("run", "--context needs --kubeconfig or --cluster");
     return 0;
 }
 
@@ -227,8 +250,13 @@ static int load_inputs(run *r)
     r->suites = calloc(r->o.nsuites ? r->o.nsuites : 1, sizeof *r->suites);
     if (r->u && r->suites) {
         if (!r->o.nsuites) {
-            const mk_blob *b = mk_blob_find(mk_suite_blobs, "smoke");
-            if (b && (r->suites[0] = mk_suite_load_mem("smoke.yaml", b->data, b->len, &d)))
+            /* The built-in smoke suite; in cluster mode the one that checks
+             * the node object, since the API server has no device list. */
+            const char *name = r->o.cluster ? "cluster-smoke" : "smoke";
+            const mk_blob *b = mk_blob_find(mk_suite_blobs, name);
+            char file[64];
+            snprintf(file, sizeof file, "%s.yaml", name);
+            if (b && (r->suites[0] = mk_suite_load_mem(file, b->data, b->len, &d)))
                 r->nsuites = 1;
         }
         for (size_t i = 0; i < r->o.nsuites; i++)
@@ -298,7 +326,19 @@ static void on_kubelet(void *ctx, const mk_kubelet_event *ev)
 
 /* --- waiting for registration ------------------------------------------------------ */
 
-static int registered(mk_nodesrc *src, uint64_t *version, size_t *nres)
+/* GPUs the plugin should advertise as nvidia.com/gpu: those not in MIG mode. */
+static long long whole_gpus(const mk_universe *u)
+{
+    long long n = 0;
+    for (size_t i = 0; i < u->ndev; i++)
+        n += !u->dev[i].mig_enabled;
+    return n;
+}
+
+/* Whether the view shows the plugin registered: with the built-in kubelet,
+ * a resource with devices; through the API server, the node advertising
+ * nvidia.com/gpu for every whole GPU (or a MIG resource when all are MIG). */
+static int registered(const run *r, mk_nodesrc *src, uint64_t *version, size_t *nres)
 {
     mk_nv_nodes ns;
     char err[256];
@@ -306,14 +346,22 @@ static int registered(mk_nodesrc *src, uint64_t *version, size_t *nres)
         return 0;
     *version = ns.version;
     *nres = 0;
-    int devices = 0;
+    int seen = 0;
+    long long gpus = whole_gpus(r->u);
     for (size_t i = 0; i < ns.n; i++)
         for (size_t j = 0; j < ns.node[i].nres; j++) {
-            (*nres)++;
-            devices |= ns.node[i].res[j].ndev > 0;
+            const mk_nv_resource *res = &ns.node[i].res[j];
+            if (!r->o.cluster) {
+                (*nres)++;
+                seen |= res->ndev > 0;
+            } else if (strncmp(res->name, "nvidia.com/", 11) == 0) {
+                (*nres)++;
+                seen |= gpus ? strcmp(res->name, "nvidia.com/gpu") == 0 && res->capacity >= gpus
+                             : strncmp(res->name, "nvidia.com/mig-", 15) == 0 && res->capacity > 0;
+            }
         }
     mk_nv_nodes_free(&ns);
-    return devices;
+    return seen;
 }
 
 /* Waits until a resource with devices is registered, then until nothing
@@ -322,12 +370,12 @@ static int registered(mk_nodesrc *src, uint64_t *version, size_t *nres)
  * report's error case filled. */
 static int wait_registered(run *r)
 {
-    mk_nodesrc *src = mk_kubelet_nodesrc(r->kubelet);
+    mk_nodesrc *src = r->src;
     double deadline = r->start + r->o.register_timeout;
     uint64_t seen = 0;
     size_t nres = 0;
     char err[512];
-    while (!registered(src, &seen, &nres)) {
+    while (!registered(r, src, &seen, &nres)) {
         unsigned crashes;
         char last[600];
         if (mk_super_status(r->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
@@ -385,7 +433,7 @@ static int wait_registered(run *r)
     for (double quiet_until = now_s() + 0.5; now_s() < quiet_until && !mk_cancel;) {
         uint64_t before = seen;
         src->wait_change(src, seen, 100, err, sizeof err);
-        registered(src, &seen, &nres);
+        registered(r, src, &seen, &nres);
         if (seen != before)
             quiet_until = now_s() + 0.5;
     }
@@ -397,6 +445,44 @@ static int wait_registered(run *r)
 
 /* --- the run ----------------------------------------------------------------------- */
 
+static int open_kubelet(run *r, char *err, size_t errlen)
+{
+    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = on_kubelet, .event_ctx = r };
+    if (!(r->kubelet = mk_kubelet_start(r->sb.kubelet_dir, &ko, err, errlen))) {
+        mk_err("run", "built-in kubelet: %s", err);
+        mk_report_error(&r->rep, "mokka-run", "built-in kubelet", "%s", err);
+        return -1;
+    }
+    r->src = mk_kubelet_nodesrc(r->kubelet);
+    return 0;
+}
+
+/* Cluster mode: the plugin registers with the node's own kubelet, and the
+ * API server tells what the node advertises. */
+static int open_cluster(run *r, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(MK_KUBELET_DIR, &st) != 0) {
+        snprintf(err, errlen, "%s does not exist: cluster mode runs the plugin under the "
+                 "node's kubelet (run mokka on the node, e.g. in the DaemonSet of ci/)", MK_KUBELET_DIR);
+        mk_err("run", "%s", err);
+        mk_report_error(&r->rep, "mokka-run", "node's kubelet", "%s", err);
+        return -1;
+    }
+    mk_kube_opts ko = { .kubeconfig = r->o.kubeconfig, .context = r->o.context,
+                        .node = r->u->node };
+    if (!(r->kube = mk_kube_open(&ko, err, errlen))) {
+        mk_err("run", "%s", err);
+        mk_report_error(&r->rep, "mokka-run", "cluster is reachable", "%s", err);
+        return -1;
+    }
+    r->src = mk_kube_nodesrc(r->kube);
+    char who[1024];
+    mk_kube_describe(r->kube, who, sizeof who);
+    mk_info("run", "node %s through %s", r->u->node, who);
+    return 0;
+}
+
 static int start(run *r)
 {
     char err[1024], lib_dir[4096], lib_file[4200], why[512];
@@ -406,23 +492,24 @@ static int start(run *r)
         mk_report_error(&r->rep, "mokka-run", "plugin starts and registers", "%s", err);
         return MK_EXIT_ENV;
     }
-    if (!r->o.no_sandbox && !mk_sandbox_available(why, sizeof why)) {
+    int sandbox = !r->o.no_sandbox && !r->o.cluster;
+    if (sandbox && !mk_sandbox_available(why, sizeof why)) {
         mk_err("run", "no GPU-node sandbox here: %s. Run as root, allow unprivileged user "
                "namespaces, or use --no-sandbox (real paths; only without a running kubelet)", why);
         mk_report_error(&r->rep, "mokka-run", "sandbox", "no mount namespace: %s", why);
         return MK_EXIT_ENV;
     }
-    if (mk_sandbox_prepare(&r->sb, r->run_dir, r->u, !r->o.no_sandbox, err, sizeof err) != 0) {
+    /* Cluster mode needs the node's kubelet directory to exist already:
+     * look before preparing, which would make it. */
+    if (r->o.cluster && open_cluster(r, err, sizeof err))
+        return MK_EXIT_ENV;
+    if (mk_sandbox_prepare(&r->sb, r->run_dir, r->u, sandbox, err, sizeof err) != 0) {
         mk_err("run", "%s", err);
         mk_report_error(&r->rep, "mokka-run", "sandbox", "%s", err);
         return MK_EXIT_ENV;
     }
-    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = on_kubelet, .event_ctx = r };
-    if (!(r->kubelet = mk_kubelet_start(r->sb.kubelet_dir, &ko, err, sizeof err))) {
-        mk_err("run", "built-in kubelet: %s", err);
-        mk_report_error(&r->rep, "mokka-run", "built-in kubelet", "%s", err);
+    if (!r->o.cluster && open_kubelet(r, err, sizeof err))
         return MK_EXIT_ENV;
-    }
     mk_plugenv_opts po = { lib_file, lib_dir, r->o.config ? r->config_abs : NULL, r->run_dir,
                            r->o.node, r->o.env };
     char log_path[4300];
@@ -437,7 +524,8 @@ static int start(run *r)
         mk_report_error(&r->rep, "mokka-run", "plugin starts and registers", "%s", err);
         return MK_EXIT_ENV;
     }
-    progress(r, "started %s in %s", r->cmd.argv[0], r->o.no_sandbox ? "the host's paths" : "the sandbox");
+    progress(r, "started %s %s", r->cmd.argv[0],
+             r->o.cluster ? "under the node's kubelet" : sandbox ? "in the sandbox" : "on the host's paths");
     progress_done();
     return wait_registered(r);
 }
@@ -453,7 +541,7 @@ static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
     uint64_t seen = 0;
     size_t want = 0, now_registered;
     char why[256];
-    registered(src, &seen, &want);
+    registered(r, src, &seen, &want);
     unsigned regs = r->registrations, lists = r->lists;
     if (r->restart(env, err, errlen) != 0)
         return -1;
@@ -475,7 +563,7 @@ static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
         }
         /* Events follow the view's changes closely: look again soon. */
         src->wait_change(src, seen, 50, why, sizeof why);
-        registered(src, &seen, &now_registered);
+        registered(r, src, &seen, &now_registered);
     }
     return 0;
 }
@@ -483,13 +571,15 @@ static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
 static int run_suites(run *r)
 {
     mk_runenv env;
-    if (mk_runenv_init(&env, mk_kubelet_nodesrc(r->kubelet), MK_ENV_DEVICE_LIST, r->u, r->run_dir,
-                       r->super) != 0)
+    if (mk_runenv_init(&env, r->src, r->o.cluster ? MK_ENV_NODE_OBJECTS : MK_ENV_DEVICE_LIST,
+                       r->u, r->run_dir, r->super) != 0)
         return MK_EXIT_ENV;
     env.env.cancel = &mk_cancel;
-    r->restart = env.env.restart_plugin;
-    env.env.restart_plugin = restart_and_register;
-    env.env.user = r;
+    if (r->kubelet) {
+        r->restart = env.env.restart_plugin;
+        env.env.restart_plugin = restart_and_register;
+        env.env.user = r;
+    }
     for (size_t i = 0; i < r->nsuites && !mk_cancel; i++)
         mk_suite_run(r->suites[i], &env.env, &r->rep);
     mk_runenv_free(&env);
@@ -529,6 +619,8 @@ static int finish(run *r, int rc)
     }
     if (r->kubelet)
         mk_kubelet_stop(r->kubelet);
+    if (r->kube)
+        mk_kube_close(r->kube);
     r->rep.time_ms = (long long)((now_s() - r->start) * 1000);
     if ((rc == 0 || r->rep.n) && mk_outputs_write(&r->o.out, "run", &r->rep) != 0)
         rc = MK_EXIT_ENV;
@@ -543,6 +635,21 @@ static int finish(run *r, int rc)
             mk_statedir_remove(r->run_dir);
     }
     return rc;
+}
+
+/* --hold: the suites are done; the plugin serves the node until a signal. */
+static void hold(run *r)
+{
+    mk_info("run", "suites done; holding the plugin until SIGINT or SIGTERM");
+    while (!mk_cancel) {
+        if (mk_super_status(r->super, NULL, NULL, NULL, 0) == MK_SUPER_FAILED) {
+            mk_err("run", "the plugin failed while held");
+            mk_report_error(&r->rep, "mokka-run", "plugin keeps running", "the plugin failed while held");
+            return;
+        }
+        usleep(200000);
+    }
+    mk_cancel = 0; /* a requested end, not an interruption of the suites */
 }
 
 static void release(run *r)
@@ -581,6 +688,8 @@ int cmd_run(int argc, char **argv)
     if (rc == 0)
         rc = run_suites(&r);
     mk_cancel_stop();
+    if (rc == 0 && r.o.hold && !mk_cancel)
+        hold(&r);
     rc = finish(&r, rc);
     release(&r);
     return rc;

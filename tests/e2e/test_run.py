@@ -718,7 +718,7 @@ exit 1
         self.assertIn('a server is answering on /var/lib/kubelet/device-plugins/kubelet.sock '
                       '(is a kubelet running?); refusing to take it over', live['stderr'])
         self.assertEqual(free['rc'], 0, free['stderr'])
-        self.assertIn('started %s in the host\'s paths' % FAKE, free['stderr'])
+        self.assertIn('started %s on the host\'s paths' % FAKE, free['stderr'])
         self.assertNotIn('kubelet.sock', free['left'], 'the kubelet socket is removed')
 
 
