@@ -403,9 +403,15 @@ static int wait_registered(run *r)
             if (crashes)
                 snprintf(crashed, sizeof crashed, " (it crashed %u time%s; last it %s)", crashes,
                          crashes == 1 ? "" : "s", last);
-            mk_rcase *c = mk_cancel
+            mk_rcase *c =
+                mk_cancel == SIGALRM
                 ? mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
-                                  "interrupted by signal %d before the plugin registered", (int)mk_cancel)
+                                  "--timeout %gs ran out before the plugin registered%s",
+                                  r->o.timeout, crashed)
+                : mk_cancel
+                ? mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
+                                  "interrupted by %s before the plugin registered%s",
+                                  strsignal(mk_cancel), crashed)
                 : mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
                                   "the plugin did not register within %gs%s",
                                   r->o.register_timeout, crashed);
