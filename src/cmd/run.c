@@ -218,8 +218,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
     }
     o->plugin_args = argv + optind;
     o->nplugin_args = (size_t)(argc - optind);
-    if (o->timeout < o->register_timeout)
-        o->register_timeout = o->timeout;
     if (o->cluster && o->no_sandbox)
         return mk_usage_error("run", "--no-sandbox is implied by cluster mode (--kubeconfig, --cluster)");
     if (o->context && !o->cluster)
@@ -371,7 +369,10 @@ static int registered(const run *r, mk_nodesrc *src, uint64_t *version, size_t *
 static int wait_registered(run *r)
 {
     mk_nodesrc *src = r->src;
-    double deadline = r->start + r->o.register_timeout;
+    /* A --timeout that comes first ends the wait through mk_cancel, so that
+     * the report names --timeout (the deadline here is only a backstop). */
+    double deadline = r->start + (r->o.register_timeout < r->o.timeout ? r->o.register_timeout
+                                                                       : r->o.timeout + 60);
     uint64_t seen = 0;
     size_t nres = 0;
     char err[512];

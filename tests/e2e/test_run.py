@@ -509,13 +509,20 @@ class StandIn(RunTest):
         self.assertIn('XidCriticalError: Xid=79', r.plugin_log())
 
     def test_timeout(self):
-        r = self.run_mokka('--timeout', '3s', suite=LONG_WAIT)
+        r = self.run_mokka('--timeout', '6s', suite=LONG_WAIT)
         self.assertExit(r, 3)
         self.assertJUnitRules(r)
         e = r.case('run finishes in time').find('error')
-        self.assertEqual(e.get('message'), 'the run took longer than --timeout 3s')
+        self.assertEqual(e.get('message'), 'the run took longer than --timeout 6s')
         self.assertEqual(r.status('a long wait'), 'error')
         self.assertEqual(r.status('never reached'), 'skipped')
+        # Before the plugin registered: --timeout wins over --register-timeout.
+        r = self.run_mokka('--timeout', '2s', '--register-timeout', '1m', plugin='/bin/sleep',
+                           plugin_args=['3600'])
+        self.assertExit(r, 3)
+        self.assertEqual(r.case('plugin starts and registers').find('error').get('message'),
+                         '--timeout 2s ran out before the plugin registered')
+        self.assertEqual(r.status('run finishes in time'), 'error')
 
     def test_verbose_colour_and_progress(self):
         r = self.run_mokka('-v')
