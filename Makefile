@@ -51,6 +51,9 @@ endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 LDFLAGS ?=
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+# Every symbol of the library resolved at link time; not with a sanitizer,
+# whose runtime the host program brings (clang links none into a library).
+ZDEFS := $(if $(SAN),,-Wl,-z,defs)
 
 CORE_SRC := $(sort $(wildcard lib/core/*.c))
 NVML_SRC := $(sort $(wildcard lib/nvml/*.c))
@@ -159,7 +162,7 @@ $(TSUPPORT_A): $(TSUPPORT_O)
 $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(NVML_O) $(CORE_A) -Wl,-soname,libnvidia-ml.so.1 \
-	    -Wl,--version-script=$(B)/gen/exports.map -Wl,-z,defs -Wl,--build-id=none \
+	    -Wl,--version-script=$(B)/gen/exports.map $(ZDEFS) -Wl,--build-id=none \
 	    $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB)) -lpthread
 
 $(MOKKA): $(CLI_O) $(CORE_A)

@@ -54,9 +54,13 @@ complete -c mokka -n '__fish_seen_subcommand_from run' -s e -l env -x -d 'NAME=V
 complete -c mokka -n '__fish_seen_subcommand_from run' -l node -x -d 'Node name'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l no-sandbox -d 'Use the real device-plugins directory'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l restart-limit -x -d 'Plugin crashes restarted before giving up'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l hold -d 'Keep the plugin running after the suites'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l kubeconfig -r -F -d 'Cluster mode with this kubeconfig'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l cluster -d 'Cluster mode with KUBECONFIG or in-cluster access'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l context -x -d 'kubeconfig context'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l keep -d 'Keep the run directory'
 complete -c mokka -n '__fish_seen_subcommand_from run' -s v -l verbose -d 'Show the plugin output'
-complete -c mokka -n '__fish_seen_subcommand_from run; and contains -- -- (commandline -opc)' -a '(__fish_complete_subcommand --fcs-skip=2 -c --config -s --suite --junit --report -t --timeout --register-timeout --plugin -e --env --node --restart-limit --color)'
+complete -c mokka -n '__fish_seen_subcommand_from run; and contains -- -- (commandline -opc)' -a '(__fish_complete_subcommand --fcs-skip=2 -c --config -s --suite --junit --report -t --timeout --register-timeout --plugin -e --env --node --restart-limit --kubeconfig --context --color)'
 
 # assert
 complete -c mokka -n '__fish_seen_subcommand_from assert' -l suite -x -a '(__mokka_yaml_files)' -d 'Suite to check'

@@ -44,7 +44,8 @@ void mk_diags_tidy(mk_diags *d)
     }
     for (size_t i = 0; i < d->n; i++)
         order[i] = &d->v[i];
-    qsort(order, d->n, sizeof *order, cmp_diag);
+    if (d->n > 1)
+        qsort(order, d->n, sizeof *order, cmp_diag);
     d->errors = d->warnings = 0;
     for (size_t i = 0; i < d->n; i++) {
         mk_diag *g = (mk_diag *)order[i];

@@ -79,7 +79,8 @@ static int read_exports(mk_elf *e, const Elf64_Ehdr *h, const Elf64_Shdr *sym)
             (vis == STV_DEFAULT || vis == STV_PROTECTED))
             e->exports[e->nexports++] = name;
     }
-    qsort(e->exports, e->nexports, sizeof *e->exports, by_name);
+    if (e->nexports > 1)
+        qsort(e->exports, e->nexports, sizeof *e->exports, by_name);
     return 0;
 }
 

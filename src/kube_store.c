@@ -204,7 +204,8 @@ int mk_kstore_delete(mk_kstore *s, const char *name)
 int mk_kstore_replace(mk_kstore *s, mk_nv_nodes *fresh)
 {
     const kview *old = s->view;
-    qsort(fresh->node, fresh->n, sizeof *fresh->node, by_name);
+    if (fresh->n > 1)
+        qsort(fresh->node, fresh->n, sizeof *fresh->node, by_name);
     int same = old->version && fresh->n == old->n;
     for (size_t i = 0; same && i < fresh->n; i++)
         same = mk_knode_equal(&fresh->node[i], &old->node[i]->n);

@@ -198,6 +198,7 @@ mk_call_row *mk_view_calls(const mk_view *v, size_t *n)
         if (calls || uns)
             rows[(*n)++] = (mk_call_row){ v->st.names[f], calls, uns };
     }
-    qsort(rows, *n, sizeof *rows, cmp_calls);
+    if (*n > 1)
+        qsort(rows, *n, sizeof *rows, cmp_calls);
     return rows;
 }

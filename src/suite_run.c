@@ -136,7 +136,8 @@ static int resolve_targets(runner *r, char *err, size_t errlen)
     for (size_t i = 0; i < r->nt; i++)
         r->t[i].name = mk_xstrdup(snap.node[i].name);
     mk_nv_nodes_free(&snap);
-    qsort(r->t, r->nt, sizeof *r->t, cmp_names);
+    if (r->nt > 1)
+        qsort(r->t, r->nt, sizeof *r->t, cmp_names);
     return 0;
 }
 
