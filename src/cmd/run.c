@@ -557,8 +557,8 @@ static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
         unsigned crashes;
         char last[600];
         if (mk_super_status(r->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
-            snprintf(err, errlen, "the plugin %s and crashed %u times after the restart", last,
-                     crashes);
+            snprintf(err, errlen, "after the restart the plugin %s; it crashed %u time%s in all, "
+                     "more than --restart-limit allows", last, crashes, crashes == 1 ? "" : "s");
             return -1;
         }
         if (mk_cancel || now_s() >= deadline) {
