@@ -574,6 +574,24 @@ class StandIn(RunTest):
         self.assertIn('crashed 3 times, more than --restart-limit 2: giving up', log)
         self.assertIn('the plugin crashed 3 times during the run', r.stderr)
 
+    def test_plugin_that_fails_after_restart_plugin(self):
+        # Serves once; started again it finds its mark and exits.
+        plugin = script(self.path('once'), '#!/bin/sh\nmark=%s\n'
+                        '[ -e "$mark" ] && { echo "not again" >&2; exit 1; }\n'
+                        ': > "$mark"\nexec %s "$@"\n' % (self.path('served'), FAKE))
+        r = self.run_mokka('--restart-limit', '0', plugin=plugin, suite='''
+suite: restart
+cases:
+  - name: restart
+    restart-plugin: true
+    expect: {allocatable: 8}
+''')
+        self.assertExit(r, 3)
+        e = r.case('restart').find('error')
+        self.assertEqual(e.get('message'), 'restart-plugin failed: after the restart the plugin '
+                         'exited with status 1; it crashed 1 time in all, more than '
+                         '--restart-limit allows')
+
     def test_missing_plugin(self):
         r = self.run_mokka(plugin=self.path('no-such-plugin'))
         self.assertExit(r, 3)
