@@ -260,8 +260,8 @@ static void handle_exit(mk_super *s, int status)
         snprintf(line, sizeof line, "plugin %s; restarting (crash %u of at most %u)", what, crashes,
                  s->o.restart_limit);
     else if (st == MK_SUPER_FAILED)
-        snprintf(line, sizeof line, "plugin %s; crashed %u times, more than --restart-limit %u: giving up",
-                 what, crashes, s->o.restart_limit);
+        snprintf(line, sizeof line, "plugin %s; crashed %u time%s, more than --restart-limit %u: "
+                 "giving up", what, crashes, crashes == 1 ? "" : "s", s->o.restart_limit);
     else
         snprintf(line, sizeof line, "plugin %s", what);
     add_line(s, "mokka", line);
