@@ -37,7 +37,10 @@ zpty -w z 'compadd() {
   builtin compadd "$@"
 }'
 zpty -w z '_done() { print -r -- "<DONE>"; BUFFER= }; zle -N _done; bindkey "^X" _done'
-zpty -w z 'bindkey "^I" complete-word; print -r -- "<READY>"'
+# The marker is spelt in two pieces so that the terminal's echo of this very
+# line cannot be mistaken for it (and the echoes of the lines above, which
+# contain <M>, arrive before it).
+zpty -w z 'bindkey "^I" complete-word; print -r -- "<READ""Y>"'
 local out line
 while zpty -r z out; do [[ $out == *'<READY>'* ]] && break; done
 for line in "${@[2,-1]}"; do
