@@ -180,6 +180,10 @@ $(STANDIN_BIN): $(B)/tests/%: $$(call obj,$$(wildcard tests/standins/$$*.c tests
 $(B)/tests/bench_%: $(B)/tests/bench/bench_%.o $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) -ldl -lpthread -lm
 
+# bench_run drives the device plugin through the engines of `mokka run`.
+$(B)/tests/bench_run: $(B)/tests/bench/bench_run.o $(ENGINE_A) $(CORE_A)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
+
 testbins: all $(UNIT_BIN) $(STANDIN_BIN) $(BENCH_BIN)
 
 # --- running -----------------------------------------------------------------

@@ -2,6 +2,7 @@
  * them, and finding the one a program on the mock uses (see statedir.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,16 +67,37 @@ int mk_statedir_new(const char *tag, char *out, size_t len, char *err, size_t er
     return -1;
 }
 
+/* Empties the directory open as fd, depth first, and closes fd. Symbolic
+ * links are removed, never followed: subdirectories are only entered
+ * through O_NOFOLLOW. */
+static void empty_dir(int fd, int depth)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno != EISDIR)
+            continue;
+        int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub >= 0 && depth < 32)
+            empty_dir(sub, depth + 1);
+        else if (sub >= 0)
+            close(sub);
+        unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
 void mk_statedir_remove(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL)
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-                unlinkat(dirfd(d), e->d_name, 0);
-        closedir(d);
-    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0)
+        empty_dir(fd, 0);
     rmdir(dir);
 }
 

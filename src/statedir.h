@@ -17,7 +17,8 @@
 int mk_statedir_base(char *out, size_t len, char *err, size_t errlen);
 /* Creates <base>/<tag>-<pid> for a new program; 0 or -1 with err. */
 int mk_statedir_new(const char *tag, char *out, size_t len, char *err, size_t errlen);
-/* Removes a state directory made by mk_statedir_new (its files too). */
+/* Removes a state directory made by mk_statedir_new and everything in it
+ * (`mokka run` keeps the sandbox's trees there). */
 void mk_statedir_remove(const char *dir);
 
 /* Finds the state file: --state-dir (dir != NULL), --pid (pid > 0), or the

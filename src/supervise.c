@@ -44,6 +44,7 @@ struct mk_super {
     double backoff;
     struct timespec restart_at;
     int stopping, quit, watching;
+    unsigned sync_asked, sync_done;   /* log tails waiting for the pipes to be read */
     char last_exit[600];
     char *ring[RING];
     size_t ring_head, ring_n;
@@ -114,6 +115,18 @@ static int drain(mk_super *s, stream *st)
     return 2;
 }
 
+/* In the child before exec: every signal mokka catches or ignores goes
+ * back to its default action (exec would do it, but only at exec). */
+static void default_signals(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction sa;
+        if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
+            sa.sa_handler != SIG_DFL)
+            signal(sig, SIG_DFL);
+    }
+}
+
 /* fork + exec in a new process group, inside the sandbox. */
 static int spawn(mk_super *s, char *err, size_t errlen)
 {
@@ -125,8 +138,16 @@ static int spawn(mk_super *s, char *err, size_t errlen)
         close(out[1]);
         return snprintf(err, errlen, "pipe: %s", strerror(errno)), -1;
     }
+    /* Signals stay blocked from before the fork until the child has dropped
+     * mokka's handlers: a SIGTERM from mk_super_stop that reached the child
+     * in between would run mokka's handler there and be lost, and the
+     * plugin would start as if never told to stop. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid < 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         snprintf(err, errlen, "fork: %s", strerror(errno));
         close(out[0]); close(out[1]); close(er[0]); close(er[1]);
         return -1;
@@ -136,10 +157,10 @@ static int spawn(mk_super *s, char *err, size_t errlen)
         setpgid(0, 0);
         dup2(out[1], STDOUT_FILENO);
         dup2(er[1], STDERR_FILENO);
+        default_signals();
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
         if (s->o.sandbox && mk_sandbox_enter(s->o.sandbox, why, sizeof why) != 0) {
             dprintf(STDERR_FILENO, "mokka: cannot enter the GPU-node sandbox: %s\n", why);
             _exit(126);
@@ -148,6 +169,7 @@ static int spawn(mk_super *s, char *err, size_t errlen)
         dprintf(STDERR_FILENO, "mokka: cannot run %s: %s\n", s->o.argv[0], strerror(errno));
         _exit(127);
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     setpgid(pid, pid);
     close(out[1]);
     close(er[1]);
@@ -239,8 +261,8 @@ static void handle_exit(mk_super *s, int status)
         snprintf(line, sizeof line, "plugin %s; restarting (crash %u of at most %u)", what, crashes,
                  s->o.restart_limit);
     else if (st == MK_SUPER_FAILED)
-        snprintf(line, sizeof line, "plugin %s; crashed %u times, more than --restart-limit %u: giving up",
-                 what, crashes, s->o.restart_limit);
+        snprintf(line, sizeof line, "plugin %s; crashed %u time%s, more than --restart-limit %u: "
+                 "giving up", what, crashes, crashes == 1 ? "" : "s", s->o.restart_limit);
     else
         snprintf(line, sizeof line, "plugin %s", what);
     add_line(s, "mokka", line);
@@ -254,6 +276,8 @@ static void *watch(void *arg)
         int n = 0;
         pthread_mutex_lock(&s->lock);
         int fds[2] = { s->out.fd, s->err.fd };
+        unsigned asked = s->sync_asked;
+        int catch_up = asked != s->sync_done;
         pthread_mutex_unlock(&s->lock);
         p[n++] = (struct pollfd){ s->wake[0], POLLIN, 0 };
         for (int i = 0; i < 2; i++)
@@ -266,15 +290,27 @@ static void *watch(void *arg)
                 ;
         }
         stream *streams[2] = { &s->out, &s->err };
-        for (int i = 0; i < 2; i++)
-            if (fds[i] >= 0 && drain(s, streams[i]) == 0) {
+        for (int i = 0; i < 2; i++) {
+            if (fds[i] < 0)
+                continue;
+            /* A chunk at a time, so that a plugin that never stops writing
+             * still has its exit seen; all there is when a tail waits. */
+            int r = 2;
+            for (int chunk = 0; r == 2 && chunk < (catch_up ? 64 : 1); chunk++)
+                r = drain(s, streams[i]);
+            if (r == 0) {
                 /* closed early (the plugin closed it): stop polling it */
                 pthread_mutex_lock(&s->lock);
                 close(streams[i]->fd);
                 streams[i]->fd = -1;
                 pthread_mutex_unlock(&s->lock);
             }
+        }
         pthread_mutex_lock(&s->lock);
+        if (catch_up) {
+            s->sync_done = asked;
+            pthread_cond_broadcast(&s->changed);
+        }
         pid_t pid = s->pid;
         int quit = s->quit;
         int due = s->state == MK_SUPER_BACKOFF && !s->stopping &&
@@ -428,6 +464,28 @@ mk_super_state mk_super_status(mk_super *s, unsigned *crashes, unsigned *restart
     return st;
 }
 
+/* Asks the watcher to read what the plugin has written so far, and waits
+ * for it (half a second at most): the plugin may have logged a line and
+ * acted on it, and a case that saw the action takes the tail at once. Lock
+ * held. */
+static void catch_up_locked(mk_super *s)
+{
+    if (!s->watching)
+        return;
+    unsigned want = ++s->sync_asked;
+    poke(s);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 500000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while ((int)(s->sync_done - want) < 0)
+        if (pthread_cond_timedwait(&s->changed, &s->lock, &until) != 0)
+            break;
+}
+
 size_t mk_super_log_tail(mk_super *s, char *buf, size_t len, size_t max_lines)
 {
     size_t used = 0;
@@ -435,6 +493,7 @@ size_t mk_super_log_tail(mk_super *s, char *buf, size_t len, size_t max_lines)
         return 0;
     buf[0] = 0;
     pthread_mutex_lock(&s->lock);
+    catch_up_locked(s);
     size_t n = s->ring_n < max_lines ? s->ring_n : max_lines;
     for (size_t i = s->ring_n - n; i < s->ring_n; i++) {
         const char *line = s->ring[(s->ring_head + i) % RING];

@@ -40,7 +40,8 @@ void mk_super_free(mk_super *s);
 
 mk_super_state mk_super_status(mk_super *s, unsigned *crashes, unsigned *restarts,
                                char *last_exit, size_t len);
-/* The last max_lines lines of output, oldest first, in buf. */
+/* The last max_lines lines of output, oldest first, in buf; what the
+ * plugin wrote until the call is read first. */
 size_t mk_super_log_tail(mk_super *s, char *buf, size_t len, size_t max_lines);
 
 #endif

@@ -115,6 +115,8 @@ typedef struct run {
     mk_report rep;
     double start, last_wait_line;
     _Atomic int stopping;   /* kubelet events from here on are the run ending, not news */
+    _Atomic unsigned registrations, lists;   /* kubelet events so far (restart_and_register) */
+    int (*restart)(mk_suite_env *env, char *err, size_t errlen);   /* the runenv's */
 } run;
 
 static double now_s(void)
@@ -129,8 +131,10 @@ static double now_s(void)
 static int parse_duration_opt(const char *what, const char *s, double *out)
 {
     const char *why;
-    if (mk_parse_duration(s, out, &why) != 0 || *out <= 0)
+    if (mk_parse_duration(s, out, &why) != 0)
         return mk_usage_error("run", "%s '%s': %s", what, s, why);
+    if (*out <= 0)
+        return mk_usage_error("run", "%s '%s': must be longer than 0", what, s);
     return 0;
 }
 
@@ -214,8 +218,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
     }
     o->plugin_args = argv + optind;
     o->nplugin_args = (size_t)(argc - optind);
-    if (o->timeout < o->register_timeout)
-        o->register_timeout = o->timeout;
     if (o->cluster && o->no_sandbox)
         return mk_usage_error("run", "--no-sandbox is implied by cluster mode (--kubeconfig, --cluster)");
     if (o->context && !o->cluster)
@@ -298,6 +300,10 @@ static void progress_done(void)
 static void on_kubelet(void *ctx, const mk_kubelet_event *ev)
 {
     run *r = ctx;
+    if (ev->kind == MK_KL_REGISTERED)
+        r->registrations++;
+    else if (ev->kind == MK_KL_DEVICES)
+        r->lists++;
     if (r->stopping)
         return;
     switch (ev->kind) {
@@ -363,7 +369,10 @@ static int registered(const run *r, mk_nodesrc *src, uint64_t *version, size_t *
 static int wait_registered(run *r)
 {
     mk_nodesrc *src = r->src;
-    double deadline = r->start + r->o.register_timeout;
+    /* A --timeout that comes first ends the wait through mk_cancel, so that
+     * the report names --timeout (the deadline here is only a backstop). */
+    double deadline = r->start + (r->o.register_timeout < r->o.timeout ? r->o.register_timeout
+                                                                       : r->o.timeout + 60);
     uint64_t seen = 0;
     size_t nres = 0;
     char err[512];
@@ -376,8 +385,8 @@ static int wait_registered(run *r)
             if (tail)
                 mk_super_log_tail(r->super, tail, 65536, 60);
             mk_rcase *c = mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
-                                          "the plugin %s and crashed %u times; it never registered",
-                                          last, crashes);
+                                          "the plugin %s and crashed %u time%s; it never "
+                                          "registered", last, crashes, crashes == 1 ? "" : "s");
             if (c && tail)
                 c->output = tail;
             else
@@ -389,20 +398,34 @@ static int wait_registered(run *r)
             char *tail = malloc(65536);
             if (tail)
                 mk_super_log_tail(r->super, tail, 65536, 60);
-            mk_rcase *c = mk_cancel
+            /* A plugin that crashed and is waiting to be started again
+             * says so, not only that it did not register. */
+            char crashed[700] = "";
+            if (crashes)
+                snprintf(crashed, sizeof crashed, " (it crashed %u time%s; last it %s)", crashes,
+                         crashes == 1 ? "" : "s", last);
+            mk_rcase *c =
+                mk_cancel == SIGALRM
                 ? mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
-                                  "interrupted by signal %d before the plugin registered", (int)mk_cancel)
+                                  "--timeout %gs ran out before the plugin registered%s",
+                                  r->o.timeout, crashed)
+                : mk_cancel
+                ? mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
+                                  "interrupted by %s before the plugin registered%s",
+                                  strsignal(mk_cancel), crashed)
                 : mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
-                                  "the plugin did not register within %.0fs; last log lines follow",
-                                  r->o.register_timeout);
+                                  "the plugin did not register within %gs%s",
+                                  r->o.register_timeout, crashed);
             if (c && tail) {
-                mk_rcase_detail(c, "last log lines of the plugin:\n%s", tail);
+                mk_rcase_detail(c, *tail ? "last log lines of the plugin:\n%s"
+                                         : "the plugin wrote nothing%s", tail);
                 c->output = tail;
             } else {
                 free(tail);
             }
             if (!mk_cancel)
-                mk_err("run", "the plugin did not register within %.0fs", r->o.register_timeout);
+                mk_err("run", "the plugin did not register within %gs%s", r->o.register_timeout,
+                       crashed);
             return MK_EXIT_ENV;
         }
         /* On a terminal the status line updates in place; in a CI log one
@@ -431,8 +454,7 @@ static int wait_registered(run *r)
 
 static int open_kubelet(run *r, char *err, size_t errlen)
 {
-    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = mk_quiet ? NULL : on_kubelet,
-                           .event_ctx = r };
+    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = on_kubelet, .event_ctx = r };
     if (!(r->kubelet = mk_kubelet_start(r->sb.kubelet_dir, &ko, err, errlen))) {
         mk_err("run", "built-in kubelet: %s", err);
         mk_report_error(&r->rep, "mokka-run", "built-in kubelet", "%s", err);
@@ -515,6 +537,44 @@ static int start(run *r)
     return wait_registered(r);
 }
 
+/* restart-plugin under the built-in kubelet: the supervisor restarts the
+ * plugin, then this waits until the new one has registered every resource
+ * again and sent its first device list, so that the case checks the new
+ * plugin and not the devices the old one left unhealthy. */
+static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
+{
+    run *r = env->user;
+    mk_nodesrc *src = mk_kubelet_nodesrc(r->kubelet);
+    uint64_t seen = 0;
+    size_t want = 0, now_registered;
+    char why[256];
+    registered(r, src, &seen, &want);
+    unsigned regs = r->registrations, lists = r->lists;
+    if (r->restart(env, err, errlen) != 0)
+        return -1;
+    double deadline = now_s() + r->o.register_timeout;
+    while (r->registrations - regs < want || r->lists - lists < want) {
+        unsigned crashes;
+        char last[600];
+        if (mk_super_status(r->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
+            snprintf(err, errlen, "after the restart the plugin %s; it crashed %u time%s in all, "
+                     "more than --restart-limit allows", last, crashes, crashes == 1 ? "" : "s");
+            return -1;
+        }
+        if (mk_cancel || now_s() >= deadline) {
+            snprintf(err, errlen, "%s: %u of %zu resources registered again",
+                     mk_cancel ? "cancelled while the plugin registered again"
+                               : "the plugin did not register again within --register-timeout",
+                     r->registrations - regs, want);
+            return -1;
+        }
+        /* Events follow the view's changes closely: look again soon. */
+        src->wait_change(src, seen, 50, why, sizeof why);
+        registered(r, src, &seen, &now_registered);
+    }
+    return 0;
+}
+
 static int run_suites(run *r)
 {
     mk_runenv env;
@@ -522,6 +582,11 @@ static int run_suites(run *r)
                        r->u, r->run_dir, r->super) != 0)
         return MK_EXIT_ENV;
     env.env.cancel = &mk_cancel;
+    if (r->kubelet) {
+        r->restart = env.env.restart_plugin;
+        env.env.restart_plugin = restart_and_register;
+        env.env.user = r;
+    }
     for (size_t i = 0; i < r->nsuites && !mk_cancel; i++)
         mk_suite_run(r->suites[i], &env.env, &r->rep);
     mk_runenv_free(&env);
@@ -534,13 +599,17 @@ static int finish(run *r, int rc)
     r->stopping = 1;
     if (r->super)
         mk_super_stop(r->super, mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM, 10000);
+    mk_rcase *ended = NULL;
     if (mk_cancel == SIGALRM)
-        mk_report_error(&r->rep, "mokka-run", "run finishes in time",
-                        "the run took longer than --timeout %.0fs", r->o.timeout);
+        ended = mk_report_error(&r->rep, "mokka-run", "run finishes in time",
+                                "the run took longer than --timeout %gs", r->o.timeout);
     else if (mk_cancel)
-        mk_report_error(&r->rep, "mokka-run", "run finishes",
-                        "interrupted by %s", strsignal(mk_cancel));
+        ended = mk_report_error(&r->rep, "mokka-run", "run finishes",
+                                "interrupted by %s", strsignal(mk_cancel));
     if (r->super) {
+        /* How the plugin took being stopped early. */
+        if (ended && (ended->output = malloc(65536)))
+            mk_super_log_tail(r->super, ended->output, 65536, 60);
         unsigned crashes;
         char last[600];
         mk_super_status(r->super, &crashes, NULL, last, sizeof last);

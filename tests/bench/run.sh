@@ -10,6 +10,10 @@
 #
 #   MOKKA_BUILD=/abs/build/dir sh tests/bench/run.sh      (what `make bench` runs)
 #
+#   MOKKA_DEVICE_PLUGIN=/path/nvidia-device-plugin   also measure `mokka run`
+#       with NVIDIA's device plugin (rows prefixed "nvidia:"); the stand-in
+#       plugin is always measured. Both need root or user namespaces.
+#
 #   MOKKA_BENCH_GOMOCK=/path/libnvidia-ml.so.1   also measure NVIDIA's Go mock
 #       NVML (k8s-test-infra pkg/gpu/mocknvml, built outside this repository)
 #       the same way; its rows are prefixed "gomock:". MOCK_NVML_CONFIG is
@@ -150,11 +154,30 @@ icount() {
     fi
 }
 
-# Numbers that need `mokka run` (the sandbox with the built-in kubelet), not
-# in this build yet: placeholders until it lands.
-pending_mokka_run() {
-    row plugin.launch-to-all-registered pending ms - "pending: needs \`mokka run\` (device plugin launch to every GPU registered with the kubelet)"
-    row plugin.inject-to-unhealthy pending ms - "pending: needs \`mokka run\` (XID injected to the device marked unhealthy through the plugin)"
+# `mokka run`: the device plugin launched in the sandbox until the built-in
+# kubelet holds every GPU (beside the plugin's own start-up), an injected XID
+# until the kubelet sees the GPU unhealthy, and the plugin's stop (bench_run);
+# with the stand-in, and with NVIDIA's plugin when MOKKA_DEVICE_PLUGIN names
+# it. Then one whole `mokka run` of the smoke suite, as a user sees it.
+mokka_run() {
+    bench bench_run "$bin/fake-device-plugin"
+    real=${MOKKA_DEVICE_PLUGIN:-}
+    if [ -z "$real" ]; then
+        row nvidia:plugin skipped - - "skipped: set MOKKA_DEVICE_PLUGIN=/path/to/nvidia-device-plugin to measure NVIDIA's plugin too"
+    elif [ ! -x "$real" ]; then
+        echo "FAILED: MOKKA_DEVICE_PLUGIN=$real is not an executable file"
+        echo bench_run >> "$tmp/failed"
+    else
+        bench bench_run --label nvidia "$real"
+    fi
+    if MOKKA_RUNTIME_DIR="$tmp/runtime" timeout 300 "$MOKKA_BUILD/mokka" run --quiet --report json \
+            --plugin "$bin/fake-device-plugin" > "$tmp/run.json" 2> "$tmp/run.err"; then
+        ms=$(sed -n 's/^  "time_ms": \([0-9]*\),$/\1/p' "$tmp/run.json")
+        row run.smoke-total "${ms:-n/a}" ms - "a whole \`mokka run\` of the smoke suite with the stand-in: start, 0.5 s settling after registration, 3 cases, stop"
+    else
+        why=$(grep -m 1 'mokka run: ' "$tmp/run.err" | sed 's/^mokka run: //')
+        row run.smoke-total n/a ms - "(mokka run failed: ${why:-see mokka run --plugin $bin/fake-device-plugin})"
+    fi
 }
 
 # The Kubernetes client bench is written on another branch; run it once it is here.
@@ -199,7 +222,7 @@ measure() {
     lib_size
     bench bench_events
     bench bench_reload
-    pending_mokka_run
+    mokka_run
     kube
     gomock
 }
