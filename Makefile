@@ -96,7 +96,7 @@ cli: $(MOKKA)
 # --- generated sources -------------------------------------------------------
 $(B)/gen/profiles.c: lib/core/gen_embed.sh $(PROFILES)
 	@mkdir -p $(@D)
-	sh lib/core/gen_embed.sh mk_profile_blobs $(PROFILES) > $@.tmp && mv $@.tmp $@
+	sh lib/core/gen_embed.sh --strip-comments mk_profile_blobs $(PROFILES) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/suites.c: lib/core/gen_embed.sh $(SUITES)
 	@mkdir -p $(@D)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "ids.h"
 #include "state.h"
+#include "strfield.h"
 
 #define ALIGN64(x) (((x) + 63) & ~(uint64_t)63)
 
@@ -90,9 +91,9 @@ static void init_contents(mk_state *st, const mk_universe *u, const char *const 
     h->off_counters = l->off_counters;
     h->epoch_mono_ns = mk_now_mono_ns();
     h->epoch_real_ns = mk_now_real_ns();
-    snprintf(h->config_path, sizeof h->config_path, "%s", u->config_path ? u->config_path : "");
-    snprintf(h->node, sizeof h->node, "%s", u->node);
-    snprintf(h->driver_version, sizeof h->driver_version, "%s", u->driver_version);
+    mk_copy_field(h->config_path, sizeof h->config_path, u->config_path ? u->config_path : "");
+    mk_copy_field(h->node, sizeof h->node, u->node);
+    mk_copy_field(h->driver_version, sizeof h->driver_version, u->driver_version);
     set_pointers(st);
     for (size_t i = 0; i < u->ndev; i++) {
         const mk_device *dev = &u->dev[i];
@@ -100,15 +101,15 @@ static void init_contents(mk_state *st, const mk_universe *u, const char *const 
         memset(sd, 0, sizeof *sd);
         sd->index = dev->index;
         sd->nmig = (uint32_t)dev->nmig;
-        snprintf(sd->uuid, sizeof sd->uuid, "%s", dev->uuid);
-        snprintf(sd->name, sizeof sd->name, "%s", dev->name);
-        snprintf(sd->bus_id, sizeof sd->bus_id, "%s", dev->bus_id);
+        mk_copy_field(sd->uuid, sizeof sd->uuid, dev->uuid);
+        mk_copy_field(sd->name, sizeof sd->name, dev->name);
+        mk_copy_field(sd->bus_id, sizeof sd->bus_id, dev->bus_id);
         for (int m = 0; m < MK_M_COUNT; m++)
             atomic_store_explicit(&sd->value[m], initial_value(u, dev, m), memory_order_relaxed);
         atomic_store_explicit(&sd->energy_ns, h->epoch_mono_ns, memory_order_relaxed);
     }
     for (unsigned f = 0; f < nfn; f++)
-        snprintf(st->names[f], MK_FN_NAME_LEN, "%s", fn_names[f]);
+        mk_copy_field(st->names[f], MK_FN_NAME_LEN, fn_names[f]);
     /* Published last: a reader that sees the magic sees a complete file. */
     atomic_thread_fence(memory_order_release);
     h->magic = MK_STATE_MAGIC;

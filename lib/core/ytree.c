@@ -1,7 +1,7 @@
 /* ytree.c - YAML documents as position-aware trees (see ytree.h).
  *
  * libyaml's document loader does the parsing; this file copies its node graph
- * into mk_ynode trees in one contiguous pool, expanding aliases (with a cap, so
+ * into mk_ynode trees in one allocation (nodes, child pointers, strings), expanding aliases (with a cap, so
  * an alias bomb is an error, not an out-of-memory in someone's process) and
  * rejecting duplicate map keys, which libyaml accepts silently. */
 #include <ctype.h>
@@ -17,31 +17,63 @@
 #define MK_YMAX_NODES 1000000
 #define MK_YMAX_FILE (64u << 20)   /* bytes: a config, not a data set */
 
+/* What one document needs once aliases are expanded: nodes, child pointer
+ * slots and string bytes, so that the whole tree is one allocation (a config
+ * with a profile is thousands of small strings; nvmlInit parses one). */
+typedef struct {
+    size_t nodes, slots, bytes;
+} tree_size;
+
 typedef struct {
     yaml_document_t *doc;
     mk_ydoc *out;
     size_t used;
+    mk_ynode **slots;   /* next free child pointers */
+    char *bytes;        /* next free string bytes */
     mk_diags *d;
     int failed;
 } build_ctx;
 
-static size_t count_nodes(yaml_document_t *doc, yaml_node_t *n, size_t acc, int depth)
+/* Returns 0, or -1 when the expanded tree passes MK_YMAX_NODES or nests too
+ * deeply (an alias bomb). */
+static int measure(yaml_document_t *doc, yaml_node_t *n, tree_size *s, int depth)
 {
-    if (!n || acc > MK_YMAX_NODES || depth > 256)
-        return MK_YMAX_NODES + 1;
-    acc++;
-    if (n->type == YAML_SEQUENCE_NODE) {
+    if (!n || s->nodes >= MK_YMAX_NODES || depth > 256)
+        return -1;
+    s->nodes++;
+    if (n->type == YAML_SCALAR_NODE) {
+        s->bytes += n->data.scalar.length + 1;
+    } else if (n->type == YAML_SEQUENCE_NODE) {
         for (yaml_node_item_t *it = n->data.sequence.items.start;
-             it < n->data.sequence.items.top && acc <= MK_YMAX_NODES; it++)
-            acc = count_nodes(doc, yaml_document_get_node(doc, *it), acc, depth + 1);
+             it < n->data.sequence.items.top; it++, s->slots++)
+            if (measure(doc, yaml_document_get_node(doc, *it), s, depth + 1) != 0)
+                return -1;
     } else if (n->type == YAML_MAPPING_NODE) {
         for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
-             p < n->data.mapping.pairs.top && acc <= MK_YMAX_NODES; p++) {
-            acc = count_nodes(doc, yaml_document_get_node(doc, p->key), acc, depth + 1);
-            acc = count_nodes(doc, yaml_document_get_node(doc, p->value), acc, depth + 1);
-        }
+             p < n->data.mapping.pairs.top; p++, s->slots += 2)
+            if (measure(doc, yaml_document_get_node(doc, p->key), s, depth + 1) != 0 ||
+                measure(doc, yaml_document_get_node(doc, p->value), s, depth + 1) != 0)
+                return -1;
+    } else {
+        s->bytes++;
     }
-    return acc;
+    return 0;
+}
+
+static mk_ynode **take_slots(build_ctx *c, size_t n)
+{
+    mk_ynode **p = n ? c->slots : NULL;
+    c->slots += n;
+    return p;
+}
+
+static char *take_string(build_ctx *c, const unsigned char *s, size_t len)
+{
+    char *p = c->bytes;
+    memcpy(p, s, len);
+    p[len] = 0;
+    c->bytes += len + 1;
+    return p;
 }
 
 static mk_ynode *build(build_ctx *c, yaml_node_t *n)
@@ -53,20 +85,14 @@ static mk_ynode *build(build_ctx *c, yaml_node_t *n)
     switch (n->type) {
     case YAML_SCALAR_NODE:
         y->kind = MK_Y_SCALAR;
-        y->str = strndup((const char *)n->data.scalar.value, n->data.scalar.length);
+        y->str = take_string(c, n->data.scalar.value, n->data.scalar.length);
         y->quoted = n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
                     n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-        if (!y->str)
-            c->failed = 1;
         break;
     case YAML_SEQUENCE_NODE: {
         y->kind = MK_Y_SEQ;
         size_t cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-        y->vals = cnt ? calloc(cnt, sizeof *y->vals) : NULL;
-        if (cnt && !y->vals) {
-            c->failed = 1;
-            break;
-        }
+        y->vals = take_slots(c, cnt);
         for (size_t i = 0; i < cnt; i++)
             y->vals[y->n++] = build(c, yaml_document_get_node(c->doc, n->data.sequence.items.start[i]));
         break;
@@ -74,12 +100,8 @@ static mk_ynode *build(build_ctx *c, yaml_node_t *n)
     case YAML_MAPPING_NODE: {
         y->kind = MK_Y_MAP;
         size_t cnt = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-        y->keys = cnt ? calloc(cnt, sizeof *y->keys) : NULL;
-        y->vals = cnt ? calloc(cnt, sizeof *y->vals) : NULL;
-        if (cnt && (!y->keys || !y->vals)) {
-            c->failed = 1;
-            break;
-        }
+        y->keys = take_slots(c, cnt);
+        y->vals = take_slots(c, cnt);
         for (size_t i = 0; i < cnt; i++) {
             yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
             mk_ynode *k = build(c, yaml_document_get_node(c->doc, p->key));
@@ -89,7 +111,7 @@ static mk_ynode *build(build_ctx *c, yaml_node_t *n)
                 c->failed = 1;
             } else {
                 for (size_t j = 0; j < y->n; j++)
-                    if (k->str && y->keys[j]->str && strcmp(y->keys[j]->str, k->str) == 0) {
+                    if (y->keys[j]->kind == MK_Y_SCALAR && strcmp(y->keys[j]->str, k->str) == 0) {
                         mk_yerr(c->d, k, "duplicate key '%s' (first at line %d)", k->str,
                                 y->keys[j]->line);
                         c->failed = 1;
@@ -103,7 +125,7 @@ static mk_ynode *build(build_ctx *c, yaml_node_t *n)
     }
     default:
         y->kind = MK_Y_SCALAR;
-        y->str = strdup("");
+        y->str = take_string(c, (const unsigned char *)"", 0);
         break;
     }
     return y;
@@ -148,8 +170,8 @@ static mk_ydoc *load(const char *name, const char *buf, size_t len, yaml_parser_
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root) {
-        size_t total = count_nodes(&doc, root, 0, 0);
-        if (total > MK_YMAX_NODES) {
+        tree_size sz = { 0, 0, 0 };
+        if (measure(&doc, root, &sz, 0) != 0) {
             mk_diag_add(d, MK_DIAG_ERROR, name, (int)root->start_mark.line + 1,
                         (int)root->start_mark.column + 1,
                         "document too large or too deeply nested once aliases are expanded");
@@ -157,14 +179,17 @@ static mk_ydoc *load(const char *name, const char *buf, size_t len, yaml_parser_
             mk_yfree(out);
             return NULL;
         }
-        out->pool = calloc(total, sizeof *out->pool);
+        size_t node_bytes = sz.nodes * sizeof *out->pool, slot_bytes = sz.slots * sizeof(mk_ynode *);
+        out->pool = malloc(node_bytes + slot_bytes + sz.bytes);
         if (!out->pool) {
             yaml_document_delete(&doc);
             mk_yfree(out);
             mk_diag_add(d, MK_DIAG_ERROR, name, 0, 0, "out of memory");
             return NULL;
         }
-        build_ctx c = { &doc, out, 0, d, 0 };
+        memset(out->pool, 0, node_bytes);
+        build_ctx c = { &doc, out, 0, (mk_ynode **)(void *)((char *)out->pool + node_bytes),
+                        (char *)out->pool + node_bytes + slot_bytes, d, 0 };
         out->root = build(&c, root);
         out->npool = c.used;
         if (c.failed) {
@@ -234,11 +259,6 @@ void mk_yfree(mk_ydoc *doc)
 {
     if (!doc)
         return;
-    for (size_t i = 0; i < doc->npool; i++) {
-        free(doc->pool[i].str);
-        free(doc->pool[i].keys);
-        free(doc->pool[i].vals);
-    }
     free(doc->pool);
     free(doc->file);
     free(doc);

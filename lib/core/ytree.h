@@ -28,7 +28,7 @@ struct mk_ynode {
 typedef struct mk_ydoc {
     char *file;
     mk_ynode *root;          /* NULL for an empty document */
-    mk_ynode *pool;          /* all nodes, freed together */
+    mk_ynode *pool;          /* all nodes, their child pointers and strings: one block */
     size_t npool;
 } mk_ydoc;
 

@@ -22,6 +22,7 @@
 #include "abi/nvml_abi.h"
 #include "fntable.h"
 #include "live.h"
+#include "strfield.h"
 #include "state.h"
 #include "universe.h"
 
@@ -197,16 +198,6 @@ static inline nvmlReturn_t mk_copy_str(char *dst, unsigned len, const char *src)
         return NVML_ERROR_INSUFFICIENT_SIZE;
     memcpy(dst, src, n + 1);
     return NVML_SUCCESS;
-}
-
-/* Copies an id string the universe keeps NUL-terminated into a fixed-size
- * NVML field, truncating like snprintf would but without its cost (PCI
- * info is read in tight loops by topology code). */
-static inline void mk_copy_field(char *dst, size_t cap, const char *src)
-{
-    size_t n = strnlen(src, cap - 1);
-    memcpy(dst, src, n);
-    dst[n] = 0;
 }
 
 /* A live metric of a GPU, NOT_SUPPORTED when it has no such sensor. */
