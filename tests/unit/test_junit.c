@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "report.h"
+#include "support/testutil.h"
 
 static mk_report rep;
 
@@ -232,9 +233,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(suite());
 }

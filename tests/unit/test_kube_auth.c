@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "kube_auth.h"
+#include "support/testutil.h"
 
 #define V1 "client.authentication.k8s.io/v1"
 #define V1B1 "client.authentication.k8s.io/v1beta1"
@@ -461,9 +462,5 @@ int main(void)
     tcase_add_test(run, describe_exec);
     suite_add_tcase(s, run);
 
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return mk_test_run(s);
 }

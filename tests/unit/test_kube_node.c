@@ -2,6 +2,7 @@
 #include <check.h>
 #include <string.h>
 #include "kube_node.h"
+#include "support/testutil.h"
 
 static const char node_json[] =
     "{\"kind\":\"Node\",\"apiVersion\":\"v1\","
@@ -138,9 +139,5 @@ int main(void)
     tcase_add_test(tc, node_without_name);
     tcase_add_test(tc, equality_ignores_heartbeats_only);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return mk_test_run(s);
 }

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <limits.h>
 #include "kube_node.h"
+#include "support/testutil.h"
 
 static const struct {
     const char *in;
@@ -83,9 +84,5 @@ int main(void)
     tcase_add_loop_test(tc, quantity_table, 0, (int)(sizeof cases / sizeof cases[0]));
     tcase_add_test(tc, quantity_invalid_leaves_output);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return mk_test_run(s);
 }

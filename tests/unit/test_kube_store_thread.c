@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kube_store.h"
+#include "support/testutil.h"
 
 /* A node with one resource, nvidia.com/gpu allocatable = alloc. */
 static mk_nv_node node(const char *name, long long alloc)
@@ -189,9 +190,5 @@ int main(void)
     tcase_set_timeout(th, 60);
     tcase_add_test(th, readers_copy_while_the_writer_changes);
     suite_add_tcase(s, th);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return mk_test_run(s);
 }

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <string.h>
 #include "kube_watch.h"
+#include "support/testutil.h"
 
 static const char stream[] =
     "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\"}}}\n"
@@ -95,9 +96,5 @@ int main(void)
     tcase_add_test(tc, callback_stops);
     tcase_add_test(tc, malformed);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return mk_test_run(s);
 }

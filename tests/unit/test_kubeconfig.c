@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "kubeconfig.h"
+#include "support/testutil.h"
 
 static char dir[64];
 static mk_ktarget t;
@@ -620,9 +621,5 @@ int main(void)
     tcase_add_test(tc, err_file_and_data_both);
     tcase_add_test(tc, unused_broken_entries_do_not_matter);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return mk_test_run(s);
 }

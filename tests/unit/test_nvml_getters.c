@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "abi/nvml_abi.h"
 #include "state.h"
+#include "support/testutil.h"
 
 /* --- the library ----------------------------------------------------------------- */
 
@@ -998,9 +999,5 @@ int main(void)
     tcase_add_test(tc, pinned_values);
     suite_add_tcase(s, tc);
 
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return mk_test_run(s);
 }

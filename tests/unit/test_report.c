@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
+#include "support/testutil.h"
 
 /* Captures what a writer writes. */
 static char *written(int (*writer)(const mk_report *, FILE *), const mk_report *r)
@@ -283,9 +284,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(suite());
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "duration.h"
 #include "textclean.h"
+#include "support/testutil.h"
 
 static const struct { const char *in, *out; } cleans[] = {
     {"plain text", "plain text"},
@@ -110,9 +111,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(suite());
 }

@@ -15,6 +15,7 @@
 #include "state.h"
 #include "statedir.h"
 #include "universe.h"
+#include "support/testutil.h"
 
 static char tmp[256];
 
@@ -198,9 +199,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(suite());
 }

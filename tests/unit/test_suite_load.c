@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "strbuf.h"
 #include "suite_int.h"
+#include "support/testutil.h"
 
 static mk_suite *load(const char *yaml, mk_diags *d)
 {
@@ -652,9 +653,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(suite());
 }

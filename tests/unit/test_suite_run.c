@@ -10,6 +10,7 @@
 #include "fake_nodesrc.h"
 #include "report.h"
 #include "suite.h"
+#include "support/testutil.h"
 
 static fake f;
 static mk_report rep;
@@ -711,9 +712,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return mk_test_run(suite());
 }
