@@ -25,6 +25,7 @@ O       ?= .
 B       := $(O)/build
 CC      ?= cc
 PYTHON  ?= python3
+OBJCOPY ?= objcopy
 PREFIX  ?= /usr/local
 DESTDIR ?=
 SAN     ?=
@@ -159,11 +160,23 @@ $(TSUPPORT_A): $(TSUPPORT_O)
 	@rm -f $@
 	ar rcsD $@ $^
 
+# The library lives in other people's processes and travels inside mokka:
+# its debug information goes to libnvidia-ml.so.1.debug beside it (gdb and
+# the symbolizers follow the debug link), a third of the size stays. A
+# sanitizer build keeps it inline.
 $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(NVML_O) $(CORE_A) -Wl,-soname,libnvidia-ml.so.1 \
+	$(CC) -shared -o $@.full $(NVML_O) $(CORE_A) -Wl,-soname,libnvidia-ml.so.1 \
 	    -Wl,--version-script=$(B)/gen/exports.map $(ZDEFS) -Wl,--build-id=none \
 	    $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB)) -lpthread
+ifeq ($(SAN),)
+	$(OBJCOPY) --only-keep-debug $@.full $@.debug
+	$(OBJCOPY) --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
+	rm -f $@.full
+	mv $@.tmp $@
+else
+	mv $@.full $@
+endif
 
 $(MOKKA): $(CLI_O) $(CORE_A)
 	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
@@ -230,6 +243,6 @@ install: all
 	cp -R fixtures/profiles fixtures/configs fixtures/suites $(DESTDIR)$(PREFIX)/share/mokka/
 
 clean:
-	rm -rf $(B) $(LIBNVML) $(MOKKA) $(O)/build-asan $(O)/build-tsan $(O)/mokka-demo.xml
+	rm -rf $(B) $(LIBNVML) $(LIBNVML).debug $(MOKKA) $(O)/build-asan $(O)/build-tsan $(O)/mokka-demo.xml
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

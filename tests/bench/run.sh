@@ -101,10 +101,7 @@ lib_size() {
         return
     fi
     stripped=$(wc -c < "$tmp/stripped.so")
-    note="$(((built - stripped) / 1024)) KiB of it is symbols and -g debug info"
-    if [ "$built" -ge 1048576 ] && [ "$stripped" -lt 1048576 ]; then
-        note="over only because of -g debug info; stripped it is $((stripped / 1024)) KiB"
-    fi
+    note="as make builds it, its debug information split off; $(((built - stripped) / 1024)) KiB of symbol table"
     row lib.size.built "$((built / 1024))" KiB "<1024" "$note"
     row lib.size.stripped "$((stripped / 1024))" KiB "<1024" "strip -o copy"
 }
