@@ -42,13 +42,14 @@ static void plain(const mk_progress *p, const char *name)
     char stamp[16], waited[32], limit[32];
     time_t now = time(NULL);
     struct tm tm;
-    if (!localtime_r(&now, &tm))
+    /* UTC, like mokka run's own progress lines and the plugin's log. */
+    if (!gmtime_r(&now, &tm))
         memset(&tm, 0, sizeof tm);
     strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
     switch (p->phase) {
     case MK_PROGRESS_CASE:
         plain_waits_printed = 0;
-        fprintf(stderr, "[%s] case %zu/%zu '%s'\n", stamp, p->index, p->total, name);
+        fprintf(stderr, "%s case %zu/%zu '%s'\n", stamp, p->index, p->total, name);
         break;
     case MK_PROGRESS_WAIT:
         if (p->waited_ms / PLAIN_WAIT_EVERY_MS <= plain_waits_printed)
@@ -56,12 +57,12 @@ static void plain(const mk_progress *p, const char *name)
         plain_waits_printed = p->waited_ms / PLAIN_WAIT_EVERY_MS;
         mk_duration_format(plain_waits_printed * PLAIN_WAIT_EVERY_MS, waited, sizeof waited);
         mk_duration_format(p->limit_ms, limit, sizeof limit);
-        fprintf(stderr, "[%s] case %zu/%zu '%s' still waiting: %s of %s\n", stamp, p->index,
+        fprintf(stderr, "%s case %zu/%zu '%s' still waiting: %s of %s\n", stamp, p->index,
                 p->total, name, waited, limit);
         break;
     case MK_PROGRESS_DONE:
         mk_duration_format(p->waited_ms, waited, sizeof waited);
-        fprintf(stderr, "[%s] case %zu/%zu '%s': %s (%s)\n", stamp, p->index, p->total, name,
+        fprintf(stderr, "%s case %zu/%zu '%s': %s (%s)\n", stamp, p->index, p->total, name,
                 mk_status_name(p->status), waited);
         break;
     }
