@@ -14,10 +14,13 @@ if [ "$1" = --strip-comments ]; then
     shift
 fi
 
-# Whole-line comments, and trailing ones on lines without quotes.
+# Whole-line comments, and trailing ones after plain text and complete
+# double-quoted strings (a # inside quotes is data).
 comments() {
     if [ $strip = 1 ]; then
-        sed -e 's/^[[:space:]]*#.*$//' -e "/^[^\"']*[[:space:]]#/s/[[:space:]]*#.*\$//" "$1"
+        sed -e 's/^[[:space:]]*#.*$//' \
+            -e 's/^\([^"'"'"'#]*\("[^"]*"[^"'"'"'#]*\)*\)[[:space:]][[:space:]]*#.*$/\1/' \
+            -e 's/[[:space:]]*$//' "$1"
     else
         cat "$1"
     fi

@@ -8,6 +8,7 @@
 #include "config_check.h"
 #include "ids.h"
 #include "profiles.h"
+#include "ytree.h"
 
 #define GiB (1ull << 30)
 #define MiB (1ull << 20)
@@ -43,6 +44,45 @@ START_TEST(every_profile_loads_clean)
             ck_assert_msg(u->dev[0].power_limit >= u->dev[0].power_min_limit, "%s", p->name);
             mk_universe_free(u);
         }
+    }
+}
+END_TEST
+
+/* Two trees hold the same values at the same positions. */
+static void same_tree(const char *profile, const mk_ynode *a, const mk_ynode *b)
+{
+    ck_assert_msg(a->kind == b->kind && a->line == b->line && a->col == b->col &&
+                      a->n == b->n && a->quoted == b->quoted,
+                  "profile %s: the built-in copy differs from the file at %d:%d", profile,
+                  b->line, b->col);
+    if (a->kind == MK_Y_SCALAR)
+        ck_assert_msg(strcmp(a->str, b->str) == 0, "profile %s:%d:%d: built in '%s', file '%s'",
+                      profile, b->line, b->col, a->str, b->str);
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->kind == MK_Y_MAP)
+            same_tree(profile, a->keys[i], b->keys[i]);
+        same_tree(profile, a->vals[i], b->vals[i]);
+    }
+}
+
+/* The library embeds the profiles without their comments: the values and
+ * every line and column (which errors name) stay those of the files. */
+START_TEST(embedded_profiles_match_their_files)
+{
+    for (const mk_blob *p = mk_profile_blobs; p->name; p++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/fixtures/profiles/%s.yaml", src_dir(), p->name);
+        mk_diags d;
+        mk_diags_init(&d);
+        mk_ydoc *file = mk_yload_file(path, &d);
+        mk_ydoc *built_in = mk_yload_mem(p->name, p->data, p->len, &d);
+        ck_assert_msg(file && built_in, "profile %s does not load", p->name);
+        ck_assert_msg(!strchr(p->data, '#'),
+                      "profile %s is embedded with its comments", p->name);
+        same_tree(p->name, built_in->root, file->root);
+        mk_yfree(file);
+        mk_yfree(built_in);
+        mk_diags_free(&d);
     }
 }
 END_TEST
@@ -331,6 +371,7 @@ int main(void)
     TCase *tc = tcase_create("config_profiles");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_profile_loads_clean);
+    tcase_add_test(tc, embedded_profiles_match_their_files);
     tcase_add_test(tc, profile_names);
     tcase_add_test(tc, layers);
     tcase_add_test(tc, profile_inferred_from_name);
