@@ -1,9 +1,10 @@
 /* ytree.c - YAML documents as position-aware trees (see ytree.h).
  *
  * libyaml's document loader does the parsing; this file copies its node graph
- * into mk_ynode trees in one allocation (nodes, child pointers, strings), expanding aliases (with a cap, so
- * an alias bomb is an error, not an out-of-memory in someone's process) and
- * rejecting duplicate map keys, which libyaml accepts silently. */
+ * into mk_ynode trees in one allocation (nodes, child pointers, strings),
+ * expanding aliases (with a cap, so an alias bomb is an error, not an
+ * out-of-memory in someone's process) and rejecting duplicate map keys,
+ * which libyaml accepts silently. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -191,7 +192,6 @@ static mk_ydoc *load(const char *name, const char *buf, size_t len, yaml_parser_
         build_ctx c = { &doc, out, 0, (mk_ynode **)(void *)((char *)out->pool + node_bytes),
                         (char *)out->pool + node_bytes + slot_bytes, d, 0 };
         out->root = build(&c, root);
-        out->npool = c.used;
         if (c.failed) {
             yaml_document_delete(&doc);
             mk_yfree(out);

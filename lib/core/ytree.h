@@ -29,7 +29,6 @@ typedef struct mk_ydoc {
     char *file;
     mk_ynode *root;          /* NULL for an empty document */
     mk_ynode *pool;          /* all nodes, their child pointers and strings: one block */
-    size_t npool;
 } mk_ydoc;
 
 /* Load a file. On failure returns NULL and adds a diagnostic (unreadable file,
