@@ -130,14 +130,17 @@ class Access(KubeTestCase):
         self.assertEqual(counts(out)["credential_loads"], 2)
 
     def write_plugin(self, expiry_s=None):
-        """An exec plugin that counts its runs and returns the token in $D/token."""
+        """An exec plugin that counts its runs and returns the token in $D/token.
+        With expiry_s, its first credential expires that many seconds after it
+        ran (whole seconds, so possibly sooner) and every later one in an hour:
+        a slow machine must not see a second credential expire mid-test."""
         d = self.dir
         with open(os.path.join(d, "token"), "w") as f:
             f.write("plugin-token-1")
         expiry = ""
         if expiry_s is not None:
-            expiry = (',"expirationTimestamp":"\'"$(date -u -d @$(( $(date +%s) + ' + str(expiry_s) +
-                      ' )) +%Y-%m-%dT%H:%M:%SZ)"\'"')
+            expiry = (',"expirationTimestamp":"\'"$(date -u -d @$(( $(date +%s) + '
+                      '$([ "$n" = 0 ] && echo ' + str(expiry_s) + ' || echo 3600) )) +%Y-%m-%dT%H:%M:%SZ)"\'"')
         script = os.path.join(d, "plugin.sh")
         with open(script, "w") as f:
             f.write("#!/bin/sh\n"
