@@ -11,6 +11,7 @@
 #
 # Sources are found by directory, so a new file needs no edit here:
 #   lib/core/*.c   shared core (config, universe, live state) -> libmokkacore.a
+#   lib/core/gen_*.c  build tools that generate sources         -> build/tools/
 #   lib/nvml/*.c   NVML entry points                           -> libnvidia-ml.so.1
 #   src/*.c src/cmd/*.c                                         -> mokka
 #   src/*.c but mokka.c   the engines, for tests and stand-ins  -> libmokkaengine.a
@@ -56,7 +57,7 @@ ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 # whose runtime the host program brings (clang links none into a library).
 ZDEFS := $(if $(SAN),,-Wl,-z,defs)
 
-CORE_SRC := $(sort $(wildcard lib/core/*.c))
+CORE_SRC := $(filter-out lib/core/gen_%.c,$(sort $(wildcard lib/core/*.c)))
 NVML_SRC := $(sort $(wildcard lib/nvml/*.c))
 CLI_SRC  := $(sort $(wildcard src/*.c src/cmd/*.c))
 PROTOS   := $(sort $(wildcard src/proto/*.proto))
@@ -95,13 +96,19 @@ lib: $(LIBNVML)
 cli: $(MOKKA)
 
 # --- generated sources -------------------------------------------------------
-$(B)/gen/profiles.c: lib/core/gen_embed.sh $(PROFILES)
+# The GPU profiles, parsed here once by the loader users' configs go through,
+# so that nvmlInit never runs libyaml over them.
+$(B)/tools/gen_profiles: $(call obj,lib/core/gen_profiles.c lib/core/ytree.c lib/core/diag.c)
 	@mkdir -p $(@D)
-	sh lib/core/gen_embed.sh --strip-comments mk_profile_blobs $(PROFILES) > $@.tmp && mv $@.tmp $@
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB))
 
-$(B)/gen/suites.c: lib/core/gen_embed.sh $(SUITES)
+$(B)/gen/profiles.c: $(B)/tools/gen_profiles $(PROFILES)
 	@mkdir -p $(@D)
-	sh lib/core/gen_embed.sh mk_suite_blobs $(SUITES) > $@.tmp && mv $@.tmp $@
+	$(B)/tools/gen_profiles $(PROFILES) > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/suites.c: src/gen_embed.sh $(SUITES)
+	@mkdir -p $(@D)
+	sh src/gen_embed.sh mk_suite_blobs $(SUITES) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list $(wildcard lib/nvml/abi/*.h)
 	@mkdir -p $(B)/gen

@@ -272,8 +272,8 @@ json_t *mk_profiles_json(void)
 {
     json_t *a = json_array();
     char yaml[160], mem[48];
-    for (size_t i = 0; mk_profile_blobs[i].name; i++) {
-        const char *name = mk_profile_blobs[i].name;
+    for (size_t i = 0; mk_profiles[i].name; i++) {
+        const char *name = mk_profiles[i].name;
         mk_diags d;
         mk_diags_init(&d);
         int n = snprintf(yaml, sizeof yaml, "profile: %s\ncount: 1\n", name);

@@ -105,27 +105,12 @@ typedef struct {
     size_t n;
 } profile_cache;
 
-/* The built-in profile whose `name:` line equals the GPU name, or NULL. */
+/* The built-in profile whose `name:` equals the GPU name, or NULL. */
 static const char *profile_for_gpu_name(const char *gpu)
 {
-    for (const mk_blob *p = mk_profile_blobs; p->name; p++) {
-        const char *line = p->data;
-        while (line && *line) {
-            if (strncmp(line, "name:", 5) == 0) {
-                const char *v = line + 5;
-                while (*v == ' ' || *v == '"' || *v == '\'')
-                    v++;
-                size_t n = strlen(gpu);
-                if (strncmp(v, gpu, n) == 0 && (v[n] == '\n' || v[n] == '"' || v[n] == '\'' ||
-                                                 v[n] == ' ' || v[n] == 0))
-                    return p->name;
-                break;
-            }
-            line = strchr(line, '\n');
-            if (line)
-                line++;
-        }
-    }
+    for (const mk_profile *p = mk_profiles; p->name; p++)
+        if (p->gpu && strcmp(p->gpu, gpu) == 0)
+            return p->name;
     return NULL;
 }
 
@@ -137,15 +122,15 @@ static const mk_ydoc *profile_doc(profile_cache *pc, const char *name, const mk_
             return pc->v[i].doc; /* NULL for a name already reported unknown */
     if (pc->n == sizeof pc->v / sizeof pc->v[0])
         return NULL;
-    const mk_blob *b = mk_blob_find(mk_profile_blobs, name);
-    pc->v[pc->n].name = b ? b->name : name;
+    const mk_profile *p = mk_profile_find(name);
+    pc->v[pc->n].name = p ? p->name : name;
     pc->v[pc->n].doc = NULL;
     pc->n++;
-    if (!b) {
+    if (!p) {
         const char *names[65];
         size_t n = 0;
-        for (const mk_blob *p = mk_profile_blobs; p->name && n < 64; p++)
-            names[n++] = p->name;
+        for (const mk_profile *q = mk_profiles; q->name && n < 64; q++)
+            names[n++] = q->name;
         names[n] = NULL;
         const char *sugg = mk_did_you_mean(name, names);
         if (sugg)
@@ -155,8 +140,8 @@ static const mk_ydoc *profile_doc(profile_cache *pc, const char *name, const mk_
         return NULL;
     }
     char label[96];
-    snprintf(label, sizeof label, "profile %s", b->name);
-    return pc->v[pc->n - 1].doc = mk_yload_mem(label, b->data, b->len, d);
+    snprintf(label, sizeof label, "profile %s", p->name);
+    return pc->v[pc->n - 1].doc = mk_yunpack(label, &p->tree, d);
 }
 
 static const mk_ynode *str_key(const mk_ynode *map, const char *key)
@@ -409,7 +394,7 @@ static const dev_template *make_template(mk_universe *u, unsigned i, const char 
         const mk_ydoc *pd = profile_doc(pc, pname, at, d);
         if (pd && pd->root) {
             mk_device_apply(dev, pd->root, pname, d);
-            snprintf(dev->profile, sizeof dev->profile, "%s", mk_blob_find(mk_profile_blobs, pname)->name);
+            snprintf(dev->profile, sizeof dev->profile, "%s", mk_profile_find(pname)->name);
         }
     } else {
         const mk_ynode *name = entry ? str_key(entry, "name") : NULL;

@@ -1,11 +1,20 @@
-/* profiles.h - the GPU profiles built into the core (from fixtures/profiles,
- * embedded at build time by gen_embed.sh). Profiles are data: a profile is
- * a YAML map of device fields plus the GPU's MIG profile table. */
+/* profiles.h - the GPU profiles built into the core: fixtures/profiles,
+ * parsed at build time by gen_profiles.c. Profiles are data: a profile is a
+ * YAML map of device fields plus the GPU's MIG profile table. */
 #ifndef MOKKA_PROFILES_H
 #define MOKKA_PROFILES_H
 
-#include "embed.h"
+#include "ypack.h"
 
-extern const mk_blob mk_profile_blobs[];  /* ends with a NULL name */
+typedef struct mk_profile {
+    const char *name;      /* file name without .yaml: "h100-sxm5-80gb" */
+    const char *gpu;       /* its `name:`, the GPU's NVML name; NULL if it has none */
+    mk_ypacked tree;
+} mk_profile;
+
+extern const mk_profile mk_profiles[];  /* ends with a NULL name */
+
+/* The profile called `name` (case-insensitive), or NULL. */
+const mk_profile *mk_profile_find(const char *name);
 
 #endif

@@ -17,7 +17,7 @@ struct mk_ynode {
     int line, col;           /* 1-based position of the node's start */
     const char *file;        /* owned by the document */
     /* scalar */
-    char *str;
+    const char *str;
     int quoted;              /* scalar was single- or double-quoted */
     /* map: keys[i] (scalar nodes) -> vals[i]; seq: vals[i] */
     size_t n;

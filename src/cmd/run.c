@@ -35,8 +35,6 @@
 #include "supervise.h"
 #include "units.h"
 
-extern const mk_blob mk_suite_blobs[];
-
 const char cmd_run_summary[] = "run the device plugin on virtual GPUs and assert on what the node advertises";
 const char cmd_run_help[] =
     "Usage: mokka run [OPTIONS] [-- PLUGIN [ARGS...]]\n"

@@ -31,10 +31,10 @@ static mk_universe *load_file_clean(const char *rel, int strict, mk_diags *d)
 START_TEST(every_profile_loads_clean)
 {
     unsigned nprofiles = 0;
-    for (const mk_blob *p = mk_profile_blobs; p->name; p++)
+    for (const mk_profile *p = mk_profiles; p->name; p++)
         nprofiles++;
     ck_assert_uint_ge(nprofiles, 12);
-    for (const mk_blob *p = mk_profile_blobs; p->name; p++) {
+    for (const mk_profile *p = mk_profiles; p->name; p++) {
         char yaml[256];
         for (int count = 1; count <= 8; count += 7) {
             snprintf(yaml, sizeof yaml, "profile: %s\ncount: %d\n", p->name, count);
@@ -65,21 +65,21 @@ static void same_tree(const char *profile, const mk_ynode *a, const mk_ynode *b)
     }
 }
 
-/* The library embeds the profiles without their comments: the values and
- * every line and column (which errors name) stay those of the files. */
-START_TEST(embedded_profiles_match_their_files)
+/* The library carries the profiles parsed at build time: the same tree as
+ * the files, with every line and column (which errors name), and each
+ * profile knows its GPU name. */
+START_TEST(built_in_profiles_match_their_files)
 {
-    for (const mk_blob *p = mk_profile_blobs; p->name; p++) {
+    for (const mk_profile *p = mk_profiles; p->name; p++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/fixtures/profiles/%s.yaml", src_dir(), p->name);
         mk_diags d;
         mk_diags_init(&d);
         mk_ydoc *file = mk_yload_file(path, &d);
-        mk_ydoc *built_in = mk_yload_mem(p->name, p->data, p->len, &d);
+        mk_ydoc *built_in = mk_yunpack(p->name, &p->tree, &d);
         ck_assert_msg(file && built_in, "profile %s does not load", p->name);
-        ck_assert_msg(!strchr(p->data, '#'),
-                      "profile %s is embedded with its comments", p->name);
         same_tree(p->name, built_in->root, file->root);
+        ck_assert_str_eq(p->gpu, mk_yget(file->root, "name")->str);
         mk_yfree(file);
         mk_yfree(built_in);
         mk_diags_free(&d);
@@ -89,9 +89,9 @@ END_TEST
 
 START_TEST(profile_names)
 {
-    ck_assert_ptr_nonnull(mk_blob_find(mk_profile_blobs, "h100-sxm5-80gb"));
-    ck_assert_ptr_nonnull(mk_blob_find(mk_profile_blobs, "H100-SXM5-80GB"));
-    ck_assert_ptr_null(mk_blob_find(mk_profile_blobs, "h100"));
+    ck_assert_ptr_nonnull(mk_profile_find("h100-sxm5-80gb"));
+    ck_assert_ptr_nonnull(mk_profile_find("H100-SXM5-80GB"));
+    ck_assert_ptr_null(mk_profile_find("h100"));
     EXPECT_ONLY("profile: a100-sxm4-40g\ncount: 2\n",
                 "t.yaml:1:10: error: unknown profile 'a100-sxm4-40g'; did you mean "
                 "'a100-sxm4-40gb'?");
@@ -371,7 +371,7 @@ int main(void)
     TCase *tc = tcase_create("config_profiles");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_profile_loads_clean);
-    tcase_add_test(tc, embedded_profiles_match_their_files);
+    tcase_add_test(tc, built_in_profiles_match_their_files);
     tcase_add_test(tc, profile_names);
     tcase_add_test(tc, layers);
     tcase_add_test(tc, profile_inferred_from_name);

@@ -42,7 +42,7 @@ static unsigned links_between(const mk_universe *u, unsigned a, unsigned b)
 
 START_TEST(nvlink_all_every_profile)
 {
-    for (const mk_blob *p = mk_profile_blobs; p->name; p++)
+    for (const mk_profile *p = mk_profiles; p->name; p++)
         for (unsigned count = 1; count <= 9; count++) {
             char yaml[256], what[128];
             snprintf(yaml, sizeof yaml, "profile: %s\ncount: %u\ntopology: {nvlink: all}\n",

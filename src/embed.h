@@ -1,5 +1,5 @@
-/* embed.h - data files built into the binaries by gen_embed.sh (GPU
- * profiles in the core, default suites in the CLI). */
+/* embed.h - data files built into the CLI by gen_embed.sh: the default
+ * suites (fixtures/suites). */
 #ifndef MOKKA_EMBED_H
 #define MOKKA_EMBED_H
 
@@ -10,6 +10,8 @@ typedef struct mk_blob {
     const char *data;
     size_t len;
 } mk_blob;
+
+extern const mk_blob mk_suite_blobs[];   /* fixtures/suites; ends with a NULL name */
 
 /* The blob called `name` (case-insensitive) in a NULL-name-terminated table. */
 const mk_blob *mk_blob_find(const mk_blob *table, const char *name);
