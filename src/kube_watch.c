@@ -1,9 +1,10 @@
 /* kube_watch.c - list+watch of the selected nodes, the way client-go's
- * reflector does it: LIST, then WATCH from the list's resourceVersion with
- * bookmarks; re-WATCH from the last resourceVersion seen when a stream ends;
- * re-LIST on 410 Gone, whether it comes as the HTTP status or as an ERROR
- * event inside a 200 stream. One thread and one watch serve any number of
- * nodes; what they show goes into a store (kube_store.c) for readers. */
+ * reflector does it: LIST (in pages of 500, as its pager asks), then WATCH
+ * from the list's resourceVersion with bookmarks; re-WATCH from the last
+ * resourceVersion seen when a stream ends; re-LIST on 410 Gone, whether it
+ * comes as the HTTP status or as an ERROR event inside a 200 stream. One
+ * thread and one watch serve any number of nodes; what they show goes into
+ * a store (kube_store.c) for readers. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -116,48 +117,128 @@ static int set_rv(mk_kwatch *w, const json_t *obj)
 
 /* --- LIST -------------------------------------------------------------------------- */
 
+#define LIST_PAGE 500            /* nodes a LIST page asks for: client-go's pager's */
+
+/* One LIST as its pages come in. */
+typedef struct {
+    mk_nv_nodes nodes;
+    size_t cap;
+    char *cont;                  /* the last page's continue token; NULL: no more pages */
+    int pages;
+} list_acc;
+
+static void list_acc_reset(list_acc *a)
+{
+    mk_nv_nodes_free(&a->nodes);
+    free(a->cont);
+    memset(a, 0, sizeof *a);
+}
+
 static int collect(void *ctx, const char *data, size_t len)
 {
     return stream_append(ctx, data, len);
 }
 
-static int parse_list(mk_kwatch *w, const char *body, size_t len, char *err, size_t errlen)
+/* The path of the next page: the first when there is no continue token yet. */
+static char *page_path(const mk_kwatch *w, const char *cont)
+{
+    char *esc = cont ? curl_easy_escape(NULL, cont, 0) : NULL, *path = NULL;
+    if ((!cont || esc) &&
+        asprintf(&path, "%s%slimit=%d%s%s", w->list_path, strchr(w->list_path, '?') ? "&" : "?",
+                 LIST_PAGE, esc ? "&continue=" : "", esc ? esc : "") < 0)
+        path = NULL;
+    curl_free(esc);
+    return path;
+}
+
+/* Adds a page's nodes; keeps its resourceVersion and continue token. */
+static int parse_page(mk_kwatch *w, const char *path, const char *body, size_t len, list_acc *a,
+                      char *err, size_t errlen)
 {
     json_error_t je;
     json_t *list = json_loadb(body, len, 0, &je);
     json_t *items = json_object_get(list, "items"), *it;
-    mk_nv_nodes fresh = { 0 };
-    size_t i;
+    size_t i, need = a->nodes.n + json_array_size(items);
 
     if (!json_is_array(items)) {
-        snprintf(err, errlen, "GET %s: the answer is not a NodeList%s%s", w->list_path,
+        snprintf(err, errlen, "GET %s: the answer is not a NodeList%s%s", path,
                  list ? "" : ": ", list ? "" : je.text);
         json_decref(list);
         return -1;
     }
-    if (json_array_size(items) && !(fresh.node = calloc(json_array_size(items), sizeof *fresh.node))) {
-        snprintf(err, errlen, "out of memory");
-        json_decref(list);
-        return -1;
+    if (need > a->cap) {
+        size_t cap = need > 2 * a->cap ? need : 2 * a->cap;
+        mk_nv_node *grown = realloc(a->nodes.node, cap * sizeof *grown);
+        if (!grown)
+            goto oom;
+        a->nodes.node = grown;
+        a->cap = cap;
     }
     json_array_foreach(items, i, it) {
-        if (mk_knode_from_json(it, &fresh.node[fresh.n], err, errlen)) {
-            mk_nv_nodes_free(&fresh);
+        if (mk_knode_from_json(it, &a->nodes.node[a->nodes.n], err, errlen)) {
             json_decref(list);
             return -1;
         }
-        fresh.n++;
+        a->nodes.n++;
     }
-    int rc = set_rv(w, list);
-    mk_klogf(&w->log, 0, "listed %zu nodes at resourceVersion %s", fresh.n, w->rv ? w->rv : "?");
+    const char *cont = json_string_value(json_object_get(json_object_get(list, "metadata"), "continue"));
+    free(a->cont);
+    a->cont = cont && *cont ? strdup(cont) : NULL;
+    if ((cont && *cont && !a->cont) || set_rv(w, list))
+        goto oom;
+    a->pages++;
     json_decref(list);
-    if (rc) {
-        mk_nv_nodes_free(&fresh);
-    } else if (mk_kstore_replace(w->store, &fresh)) {
-        rc = -1;
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    json_decref(list);
+    return -1;
+}
+
+/* One LIST, LIST_PAGE nodes a page, all from the snapshot the first page
+ * was served from. A continue token the server no longer honours (410
+ * Expired: its snapshot was compacted away) restarts the list whole, in one
+ * answer, as client-go's pager does. Returns 0, MK_KHTTP_FAIL (err),
+ * MK_KHTTP_BROKEN or MK_KHTTP_STOPPED. */
+static int list_once(mk_kwatch *w, long long deadline_ms, char *err, size_t errlen)
+{
+    list_acc a = { 0 };
+    int paged = 1, rc;
+    do {
+        char *path = paged ? page_path(w, a.cont) : strdup(w->list_path);
+        if (!path) {
+            snprintf(err, errlen, "out of memory");
+            rc = MK_KHTTP_FAIL;
+            break;
+        }
+        mk_kstream body = { 0 };   /* the framing buffer, here for a whole answer */
+        mk_kget req = { .path = path, .timeout_s = 120, .deadline_ms = deadline_ms,
+                        .sink = collect, .ctx = &body };
+        long status = 0;
+        rc = mk_khttp_get(w->http, &req, &status, err, errlen);
+        if (rc == 0 && status == 410 && a.cont) {
+            mk_klogf(&w->log, 0, "list: the continue token expired after %zu nodes; listing them "
+                     "all at once", a.nodes.n);
+            list_acc_reset(&a);
+            paged = 0;
+        } else if (rc == 0 && status == 200) {
+            rc = parse_page(w, path, body.buf ? body.buf : "", body.len, &a, err, errlen)
+                     ? MK_KHTTP_FAIL : 0;
+        } else if (rc == 0) {
+            rc = MK_KHTTP_FAIL;       /* 403, 404, 401 after a refresh: err says which */
+        }
+        mk_kstream_reset(&body);
+        free(path);
+    } while (rc == 0 && (a.cont || !a.pages));
+    if (rc == 0) {
+        mk_klogf(&w->log, 0, "listed %zu nodes at resourceVersion %s (%d page%s)", a.nodes.n,
+                 w->rv ? w->rv : "?", a.pages, a.pages == 1 ? "" : "s");
+        rc = mk_kstore_replace(w->store, &a.nodes) ? MK_KHTTP_FAIL : 0;   /* takes the nodes */
+        a.nodes = (mk_nv_nodes){ 0 };
+        if (rc)
+            snprintf(err, errlen, "out of memory");
     }
-    if (rc)
-        snprintf(err, errlen, "out of memory");
+    list_acc_reset(&a);
     return rc;
 }
 
@@ -166,17 +247,7 @@ static int parse_list(mk_kwatch *w, const char *body, size_t len, char *err, siz
 static int list_nodes(mk_kwatch *w, long long deadline_ms, char *err, size_t errlen)
 {
     for (;;) {
-        mk_kstream body = { 0 };   /* the framing buffer, here for a whole answer */
-        mk_kget req = { .path = w->list_path, .timeout_s = 120, .deadline_ms = deadline_ms,
-                        .sink = collect, .ctx = &body };
-        long status = 0;
-        int rc = mk_khttp_get(w->http, &req, &status, err, errlen);
-        if (rc == 0 && status == 200) {
-            rc = parse_list(w, body.buf ? body.buf : "", body.len, err, errlen) ? MK_KHTTP_FAIL : 0;
-        } else if (rc == 0) {
-            rc = MK_KHTTP_FAIL;       /* 403, 404, 401 after a refresh: err says which */
-        }
-        mk_kstream_reset(&body);
+        int rc = list_once(w, deadline_ms, err, errlen);
         if (rc != MK_KHTTP_BROKEN)
             return rc;
         if (deadline_ms && mk_kmono_ms() >= deadline_ms)

@@ -224,7 +224,7 @@ class TLS(KubeTestCase):
         kc = self.kubeconfig(user={"token": TOKEN}, cluster={"certificate-authority": other["ca"]})
         rc, out, err = self.run_driver("--kubeconfig", kc, "--expect-allocatable", "8", "--timeout", "20")
         self.assertEqual(rc, 3)
-        self.assertIn(f"GET https://127.0.0.1:{self.srv.port}/api/v1/nodes: SSL certificate problem", err)
+        self.assertIn(f"GET https://127.0.0.1:{self.srv.port}/api/v1/nodes?limit=500: SSL certificate problem", err)
         self.assertLess(self.srv.counts["tls_fail"] + self.srv.counts["list"], 3)
 
     def test_tls_server_name(self):
@@ -451,6 +451,43 @@ class Watching(KubeTestCase):
         c = counts(out)
         self.assertEqual((c["lists"], c["watches"], c["relists"], c["retries"]), (1, 1, 0, 0))
         self.assertIn("labelSelector=pool%3Dgpu", self.srv.log[0]["path"])
+
+    def paged_nodes(self):
+        """1001 GPU nodes, allocatable 8, and 20 others: three LIST pages."""
+        self.server(nodes=())
+        for i in range(1001):
+            self.srv.add_node(f"gpu-{i:04d}", labels={"pool": "gpu"})
+        for i in range(20):
+            self.srv.add_node(f"cpu-{i:02d}", gpus=0, labels={"pool": "cpu"})
+
+    def test_list_in_pages_of_500(self):
+        self.paged_nodes()
+        rc, out, err = self.run_driver("--kubeconfig", self.kubeconfig(), "--selector", "pool=gpu",
+                                       "--expect-allocatable", "8", "--verbose")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("ok: 1001/1001 nodes", out)
+        pages = [e["path"] for e in self.srv.log if e["kind"] == "list"]
+        self.assertEqual(len(pages), 3, pages)
+        self.assertIn("labelSelector=pool%3Dgpu&limit=500", pages[0])
+        self.assertNotIn("continue=", pages[0])
+        for p in pages[1:]:
+            self.assertRegex(p, r"labelSelector=pool%3Dgpu&limit=500&continue=[A-Za-z0-9%]+$")
+        self.assertEqual(counts(out)["lists"], 3)
+        self.assertIn("listed 1001 nodes at resourceVersion", err)
+        self.assertIn("(3 pages)", err)
+
+    def test_expired_continue_lists_whole(self):
+        self.paged_nodes()
+        self.srv.fail_next("continue", 410)
+        rc, out, err = self.run_driver("--kubeconfig", self.kubeconfig(), "--selector", "pool=gpu",
+                                       "--expect-allocatable", "8", "--verbose")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("ok: 1001/1001 nodes", out)
+        pages = [(e["status"], e["path"]) for e in self.srv.log if e["kind"] == "list"]
+        self.assertEqual([st for st, _ in pages], [200, 410, 200], pages)
+        self.assertEqual(pages[2][1], "/api/v1/nodes?labelSelector=pool%3Dgpu")
+        self.assertIn("the continue token expired after 500 nodes; listing them all at once", err)
+        self.assertIn("listed 1001 nodes at resourceVersion", err)
 
     def test_node_field_selector(self):
         self.server(nodes=("gpu-1", "gpu-2", "gpu-3"))

@@ -3,7 +3,8 @@
 (Python 3 standard library only).
 
 It serves GET /api/v1/nodes - a NodeList with a resourceVersion, filtered by
-fieldSelector (metadata.name) and labelSelector - and ?watch=true streams
+fieldSelector (metadata.name) and labelSelector, in pages with limit= and
+continue= tokens served from the first page's snapshot - and ?watch=true streams
 (chunked, one JSON event per line, bookmarks when asked for) of real Node
 objects, over TLS on 127.0.0.1 with an ephemeral port. Certificates come from
 make_certs(), which runs the openssl CLI into a directory the caller owns.
@@ -38,6 +39,9 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GPU = "nvidia.com/gpu"
+# What the API server says when a continue token's snapshot is gone.
+EXPIRED_CONTINUE = ("The provided continue parameter is too old to display a consistent list result. "
+                    "You can start a new list without the continue parameter.")
 
 
 # --- certificates ---------------------------------------------------------------
@@ -196,6 +200,8 @@ class FakeAPIServer:
         self.rv = 1000
         self.history = []                   # (rv, type, node) for watches to replay
         self.compacted_rv = 0
+        self.list_snapshots = {}            # continue token -> (rv, items left)
+        self.list_serial = 0                # makes every continue token unique
         self.faults = collections.deque()   # (kind, code, headers, body)
         self.end_epoch = 0                  # end_watches() bumps it
         self.gone_epoch = 0                 # gone_event() bumps it
@@ -281,8 +287,9 @@ class FakeAPIServer:
 
     # faults
     def fail_next(self, kind, code, retry_after=None, times=1):
-        """The next `times` requests of `kind` ("list", "watch" or "any") get
-        `code` (401, 410, 429, 500, ...) with a Status body."""
+        """The next `times` requests of `kind` ("list", "watch", "continue" -
+        a LIST page after the first - or "any") get `code` (401, 410, 429,
+        500, ...) with a Status body."""
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
         with self.cond:
             for _ in range(times):
@@ -307,10 +314,12 @@ class FakeAPIServer:
             self.cond.notify_all()
 
     def compact(self):
-        """Forget history: watches from an older resourceVersion get 410."""
+        """Forget history: watches from an older resourceVersion get 410, and
+        so do LIST pages asked for with a continue token given before."""
         with self.cond:
             self.compacted_rv = self.rv
             self.history.clear()
+            self.list_snapshots.clear()
 
     def set_tokens(self, tokens):
         with self.cond:
@@ -335,9 +344,9 @@ class FakeAPIServer:
         self.wait_for(lambda: self.counts["watch"] >= count and self.active_watches > 0, timeout)
 
     # used by _Handler, under self.cond
-    def _take_fault(self, kind):
+    def _take_fault(self, kinds):
         for f in list(self.faults):
-            if f[0] in (kind, "any"):
+            if f[0] in kinds + ("any",):
                 self.faults.remove(f)
                 return f
         return None
@@ -428,16 +437,21 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.fake
         auth = self._auth()
         with fake.cond:
-            fault = fake._take_fault(kind) if auth else None
+            kinds = (kind, "continue") if kind == "list" and "continue" in q else (kind,)
+            fault = fake._take_fault(kinds) if auth else None
             if not auth:
                 code = 401
             elif fault:
                 code = fault[1]
+            elif kind == "list" and "continue" in q and q["continue"] not in fake.list_snapshots:
+                code = 410
             else:
                 code = 200
             fake._record(kind, code, auth, self.path)
         if code == 401:
             return self._send_json(401, status_object(401, "Unauthorized", "Unauthorized"))
+        if code == 410 and not fault:
+            return self._send_json(410, status_object(410, "Expired", EXPIRED_CONTINUE))
         if fault:
             reasons = {410: "Expired", 429: "TooManyRequests", 500: "InternalError"}
             return self._send_json(code, status_object(code, reasons.get(code, "Failure"), f"injected {code}"),
@@ -447,14 +461,28 @@ class _Handler(BaseHTTPRequestHandler):
         return self._watch(q)
 
     def _list(self, q):
+        """One LIST answer; with limit=, a page of a snapshot taken at the
+        first page, and a continue token while nodes are left."""
         fake = self.fake
+        limit = int(q.get("limit") or 0)
         with fake.cond:
-            items = [copy.deepcopy(n) for n in fake.nodes.values()
-                     if _field_match(n, q.get("fieldSelector")) and
-                     _label_match(n["metadata"]["labels"], q.get("labelSelector"))]
-            rv = str(fake.rv)
-        self._send_json(200, {"kind": "NodeList", "apiVersion": "v1",
-                              "metadata": {"resourceVersion": rv}, "items": items})
+            if "continue" in q:
+                rv, items = fake.list_snapshots.pop(q["continue"])
+            else:
+                rv = str(fake.rv)
+                items = [copy.deepcopy(n) for n in fake.nodes.values()
+                         if _field_match(n, q.get("fieldSelector")) and
+                         _label_match(n["metadata"]["labels"], q.get("labelSelector"))]
+            meta = {"resourceVersion": rv}
+            if 0 < limit < len(items):
+                fake.list_serial += 1
+                token = base64.b64encode(json.dumps({"v": "meta.k8s.io/v1", "rv": int(rv),
+                                                     "start": items[limit]["metadata"]["name"],
+                                                     "n": fake.list_serial}).encode()).decode()
+                fake.list_snapshots[token] = (rv, items[limit:])
+                meta.update({"continue": token, "remainingItemCount": len(items) - limit})
+                items = items[:limit]
+        self._send_json(200, {"kind": "NodeList", "apiVersion": "v1", "metadata": meta, "items": items})
 
     def _watch(self, q):
         fake = self.fake
