@@ -12,9 +12,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "abi/nvml_abi.h"
 #include "state.h"
-#include "testutil.h"
+#include "support/testutil.h"
 
 #define NVML_FUNCS(X) \
     X(nvmlInit) X(nvmlInit_v2) X(nvmlInitWithFlags) X(nvmlShutdown) X(nvmlErrorString) \
@@ -100,8 +104,8 @@ static inline void nv_open(void)
 static inline const char *nv_config(const char *yaml)
 {
     static char path[4400];
-    snprintf(path, sizeof path, "%s/config.yaml", t_tmpdir());
-    t_write(path, yaml);
+    snprintf(path, sizeof path, "%s/config.yaml", mk_test_tmpdir("config"));
+    mk_test_write(path, yaml);
     setenv("MOCK_CONFIG_PATH", path, 1);
     return path;
 }
@@ -111,7 +115,7 @@ static inline const char *nv_config(const char *yaml)
 static inline const char *nv_state_dir(void)
 {
     static char dir[4400], file[4500];
-    snprintf(dir, sizeof dir, "%s", t_tmpdir());
+    snprintf(dir, sizeof dir, "%s", mk_test_tmpdir("state"));
     setenv("MOKKA_STATE_DIR", dir, 1);
     snprintf(file, sizeof file, "%s/state", dir);
     return file;
@@ -162,7 +166,7 @@ typedef struct {
     int v1;
     nvmlReturn_t rc;
     nvmlEventData_t e;
-    double returned;          /* CLOCK_MONOTONIC seconds */
+    double returned;          /* mk_test_now_ms() */
     pthread_t th;
 } nv_waiter;
 
@@ -171,7 +175,7 @@ static inline void *nv_waiter_run(void *arg)
     nv_waiter *w = arg;
     w->rc = w->v1 ? nv.nvmlEventSetWait(w->set, &w->e, w->timeout_ms)
                   : nv.nvmlEventSetWait_v2(w->set, &w->e, w->timeout_ms);
-    w->returned = t_now();
+    w->returned = mk_test_now_ms();
     return NULL;
 }
 
@@ -206,7 +210,7 @@ static inline int t_child_stderr(int (*fn)(void *), void *arg, char *err, size_t
 {
     int p[2];
     ck_assert_int_eq(pipe(p), 0);
-    pid_t pid = t_fork();
+    pid_t pid = mk_test_fork();
     if (pid == 0) {
         dup2(p[1], 2);
         close(p[0]);
@@ -220,7 +224,7 @@ static inline int t_child_stderr(int (*fn)(void *), void *arg, char *err, size_t
         used += (size_t)n;
     err[used] = 0;
     close(p[0]);
-    return t_wait(pid);
+    return mk_test_wait(pid);
 }
 
 static inline int t_count_lines(const char *s)
