@@ -3,11 +3,10 @@
  * belongs to) opened with dlopen, its functions under their NVML names in
  * `nv`, configs written to a fresh directory and named where the library
  * looks, faults injected through the state file as `mokka inject` does,
- * child processes whose stderr is kept, and thread counting. */
+ * and child processes whose stderr is kept. */
 #ifndef MOKKA_NVML_DL_H
 #define MOKKA_NVML_DL_H
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -190,18 +189,6 @@ static inline void nv_waiter_start(nv_waiter *w, nvmlEventSet_t set, unsigned ti
 static inline void nv_waiter_join(nv_waiter *w)
 {
     ck_assert_int_eq(pthread_join(w->th, NULL), 0);
-}
-
-/* Threads of this process. */
-static inline int t_threads(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
 }
 
 /* Runs fn(arg) in a child process whose stderr goes to `err`; returns the

@@ -291,22 +291,22 @@ END_TEST
 /* Nothing runs at load or init: no thread of the library's own, ever. */
 START_TEST(no_threads)
 {
-    int before = t_threads();
+    int before = mk_test_nthreads();
     nv_open();
-    ck_assert_int_eq(t_threads(), before);
+    ck_assert_int_eq(mk_test_nthreads(), before);
     nv_config("profile: a100-sxm4-40gb\ncount: 2\ndefaults: {unhealthy_after_seconds: 0.2}\n");
     nv_state_dir();
     NV_OK(nv.nvmlInit_v2());
-    ck_assert_int_eq(t_threads(), before);
+    ck_assert_int_eq(mk_test_nthreads(), before);
     nvmlEventSet_t set;
     nvmlEventData_t e;
     NV_OK(nv.nvmlEventSetCreate(&set));
     NV_OK(nv.nvmlDeviceRegisterEvents(nv_gpu(0), nvmlEventTypeXidCriticalError, set));
     NV_OK(nv.nvmlEventSetWait_v2(set, &e, 2000));
-    ck_assert_int_eq(t_threads(), before);
+    ck_assert_int_eq(mk_test_nthreads(), before);
     NV_OK(nv.nvmlEventSetFree(set));
     NV_OK(nv.nvmlShutdown());
-    ck_assert_int_eq(t_threads(), before);
+    ck_assert_int_eq(mk_test_nthreads(), before);
 }
 END_TEST
 

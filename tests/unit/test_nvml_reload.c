@@ -37,7 +37,7 @@ START_TEST(live_value_reloaded_while_waiting)
     const char *path = nv_config("profile: a100-sxm4-40gb\ncount: 2\n"
                                  "defaults: {memoryUsed: 1GiB}\n");
     const char *state = nv_state_dir();
-    int threads = t_threads();
+    int threads = mk_test_nthreads();
     NV_OK(nv.nvmlInit_v2());
     nv_waiter w;
     nv_waiter_start(&w, nv_xid_set(0), 15000);
@@ -56,7 +56,7 @@ START_TEST(live_value_reloaded_while_waiting)
                 values[i], took);
         if (took > worst)
             worst = took;
-        ck_assert_int_eq(t_threads(), threads + 1);    /* the waiter, nothing more */
+        ck_assert_int_eq(mk_test_nthreads(), threads + 1);   /* the waiter, nothing more */
     }
     ck_assert_double_lt(worst, 1500);
     mk_state st;
