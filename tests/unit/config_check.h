@@ -4,8 +4,9 @@
 #ifndef MOKKA_CONFIG_CHECK_H
 #define MOKKA_CONFIG_CHECK_H
 
+#include <stdio.h>
 #include <string.h>
-#include "testutil.h"
+#include "support/testutil.h"
 #include "universe.h"
 
 static inline mk_universe *t_load(const char *yaml, mk_diags *d)

@@ -3,18 +3,21 @@
  * belongs to) opened with dlopen, its functions under their NVML names in
  * `nv`, configs written to a fresh directory and named where the library
  * looks, faults injected through the state file as `mokka inject` does,
- * child processes whose stderr is kept, and thread counting. */
+ * and child processes whose stderr is kept. */
 #ifndef MOKKA_NVML_DL_H
 #define MOKKA_NVML_DL_H
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "abi/nvml_abi.h"
 #include "state.h"
-#include "testutil.h"
+#include "support/testutil.h"
 
 #define NVML_FUNCS(X) \
     X(nvmlInit) X(nvmlInit_v2) X(nvmlInitWithFlags) X(nvmlShutdown) X(nvmlErrorString) \
@@ -100,8 +103,8 @@ static inline void nv_open(void)
 static inline const char *nv_config(const char *yaml)
 {
     static char path[4400];
-    snprintf(path, sizeof path, "%s/config.yaml", t_tmpdir());
-    t_write(path, yaml);
+    snprintf(path, sizeof path, "%s/config.yaml", mk_test_tmpdir("config"));
+    mk_test_write(path, yaml);
     setenv("MOCK_CONFIG_PATH", path, 1);
     return path;
 }
@@ -111,7 +114,7 @@ static inline const char *nv_config(const char *yaml)
 static inline const char *nv_state_dir(void)
 {
     static char dir[4400], file[4500];
-    snprintf(dir, sizeof dir, "%s", t_tmpdir());
+    snprintf(dir, sizeof dir, "%s", mk_test_tmpdir("state"));
     setenv("MOKKA_STATE_DIR", dir, 1);
     snprintf(file, sizeof file, "%s/state", dir);
     return file;
@@ -162,7 +165,7 @@ typedef struct {
     int v1;
     nvmlReturn_t rc;
     nvmlEventData_t e;
-    double returned;          /* CLOCK_MONOTONIC seconds */
+    double returned;          /* mk_test_now_ms() */
     pthread_t th;
 } nv_waiter;
 
@@ -171,7 +174,7 @@ static inline void *nv_waiter_run(void *arg)
     nv_waiter *w = arg;
     w->rc = w->v1 ? nv.nvmlEventSetWait(w->set, &w->e, w->timeout_ms)
                   : nv.nvmlEventSetWait_v2(w->set, &w->e, w->timeout_ms);
-    w->returned = t_now();
+    w->returned = mk_test_now_ms();
     return NULL;
 }
 
@@ -188,25 +191,13 @@ static inline void nv_waiter_join(nv_waiter *w)
     ck_assert_int_eq(pthread_join(w->th, NULL), 0);
 }
 
-/* Threads of this process. */
-static inline int t_threads(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
-
 /* Runs fn(arg) in a child process whose stderr goes to `err`; returns the
  * child's exit status (fn's return value). */
 static inline int t_child_stderr(int (*fn)(void *), void *arg, char *err, size_t errlen)
 {
     int p[2];
     ck_assert_int_eq(pipe(p), 0);
-    pid_t pid = t_fork();
+    pid_t pid = mk_test_fork();
     if (pid == 0) {
         dup2(p[1], 2);
         close(p[0]);
@@ -220,7 +211,7 @@ static inline int t_child_stderr(int (*fn)(void *), void *arg, char *err, size_t
         used += (size_t)n;
     err[used] = 0;
     close(p[0]);
-    return t_wait(pid);
+    return mk_test_wait(pid);
 }
 
 static inline int t_count_lines(const char *s)

@@ -520,5 +520,5 @@ int main(void)
     tcase_add_test(tc, process_errors);
     tcase_add_test(tc, device_level_checks);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

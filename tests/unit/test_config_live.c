@@ -259,5 +259,5 @@ int main(void)
     tcase_add_test(tc, health_rules_flat_and_nested);
     tcase_add_test(tc, health_errors);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

@@ -5,6 +5,7 @@
  * the built-in default universe, `uuid: auto`, and scale (256 and 4096
  * GPUs). */
 #include <stdlib.h>
+#include <unistd.h>
 #include "config_check.h"
 #include "ids.h"
 #include "profiles.h"
@@ -381,5 +382,5 @@ int main(void)
     tcase_add_test(tc, uuid_auto);
     tcase_add_test(tc, many_devices);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

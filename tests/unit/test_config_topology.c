@@ -285,5 +285,5 @@ int main(void)
     tcase_add_test(tc, numa_nodes);
     tcase_add_test(tc, same_identity);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

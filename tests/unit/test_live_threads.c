@@ -4,6 +4,7 @@
  * drift stays in its bounds, and nothing races (this runs under TSan with
  * `make tsan`). */
 #include <pthread.h>
+#include <unistd.h>
 #include "config_check.h"
 #include "live.h"
 
@@ -79,10 +80,10 @@ static int hammer(const char *dir)
 
 START_TEST(rules_fire_once_under_concurrent_readers)
 {
-    const char *dir = t_tmpdir();
+    const char *dir = mk_test_tmpdir("state");
     int go[2];
     ck_assert_int_eq(pipe(go), 0);
-    pid_t child = t_fork();
+    pid_t child = mk_test_fork();
     if (child == 0) {
         char c;
         if (read(go[0], &c, 1) != 1)
@@ -96,7 +97,7 @@ START_TEST(rules_fire_once_under_concurrent_readers)
     ck_assert_msg(mk_state_open(&st, dir, u, fn_names, 1, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(write(go[1], "g", 1), 1);
     ck_assert_int_eq(hammer(dir), 0);
-    ck_assert_int_eq(t_wait(child), 0);
+    ck_assert_int_eq(mk_test_wait(child), 0);
     static const uint64_t faults[NDEV] = { 1, 1, 2, 1, 0, 0 };
     static const uint32_t health[NDEV] = { MK_FAULT_XID, MK_FAULT_XID, MK_FAULT_ECC,
                                            MK_FAULT_LOST, MK_FAULT_NONE, MK_FAULT_NONE };
@@ -119,5 +120,5 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, rules_fire_once_under_concurrent_readers);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

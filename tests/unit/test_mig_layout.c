@@ -314,5 +314,5 @@ int main(void)
     tcase_add_test(tc, custom_profile_errors);
     tcase_add_test(tc, mig_identities);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

@@ -32,11 +32,11 @@ static int works(unsigned want_gpus)
 static int timed_wait_times_out(nvmlEventSet_t set, unsigned ms)
 {
     nvmlEventData_t e;
-    double t0 = t_now();
+    double t0 = mk_test_now_ms();
     if (nv.nvmlEventSetWait_v2(set, &e, ms) != NVML_ERROR_TIMEOUT)
         return 0;
-    double took = t_now() - t0;
-    return took >= ms / 1000.0 - 0.001 && took < ms / 1000.0 + 1.0;
+    double took = mk_test_now_ms() - t0;
+    return took >= ms - 1 && took < ms + 1000;
 }
 
 START_TEST(both_sides_work_shared_state)
@@ -49,7 +49,7 @@ START_TEST(both_sides_work_shared_state)
     int to_child[2], to_parent[2];
     ck_assert_int_eq(pipe(to_child), 0);
     ck_assert_int_eq(pipe(to_parent), 0);
-    pid_t pid = t_fork();
+    pid_t pid = mk_test_fork();
     if (pid == 0) {
         alarm(30);
         char c;
@@ -93,7 +93,7 @@ START_TEST(both_sides_work_shared_state)
     ck_assert_int_eq(write(to_child[1], "g", 1), 1);
     NV_OK(nv.nvmlEventSetWait_v2(set, &e, 10000));
     ck_assert_uint_eq(e.eventData, 32);
-    ck_assert_int_eq(t_wait(pid), 0);
+    ck_assert_int_eq(mk_test_wait(pid), 0);
     ck_assert_int_eq(works(2), 0);
     NV_OK(nv.nvmlEventSetFree(set));
     NV_OK(nv.nvmlShutdown());
@@ -106,7 +106,7 @@ START_TEST(both_sides_work_private_state)
     nv_config("profile: t4\ncount: 3\n");   /* no state directory: private state */
     NV_OK(nv.nvmlInit_v2());
     nvmlEventSet_t set = nv_xid_set(1);
-    pid_t pid = t_fork();
+    pid_t pid = mk_test_fork();
     if (pid == 0) {
         alarm(30);
         int rc = works(3);
@@ -125,7 +125,7 @@ START_TEST(both_sides_work_private_state)
     }
     ck_assert_int_eq(works(3), 0);
     ck_assert(timed_wait_times_out(set, 150));
-    ck_assert_int_eq(t_wait(pid), 0);
+    ck_assert_int_eq(mk_test_wait(pid), 0);
     /* The child's shutdowns were its own. */
     ck_assert_int_eq(works(3), 0);
     NV_OK(nv.nvmlEventSetFree(set));
@@ -134,7 +134,7 @@ START_TEST(both_sides_work_private_state)
 END_TEST
 
 typedef struct {
-    double until;
+    double until;   /* mk_test_now_ms() */
     const char *config;
     _Atomic int failures;
 } busy;
@@ -144,7 +144,7 @@ typedef struct {
 static void *cycle_thread(void *arg)
 {
     busy *b = arg;
-    while (t_now() < b->until) {
+    while (mk_test_now_ms() < b->until) {
         unsigned n;
         if (nv.nvmlInit_v2() || nv.nvmlDeviceGetCount_v2(&n) || nv.nvmlShutdown())
             atomic_fetch_add(&b->failures, 1);
@@ -166,11 +166,11 @@ static void *reload_thread(void *arg)
     if (nv.nvmlEventSetCreate(&set) || nv.nvmlDeviceGetHandleByIndex_v2(0, &h) ||
         nv.nvmlDeviceRegisterEvents(h, XID, set))
         atomic_fetch_add(&b->failures, 1);
-    for (int i = 0; t_now() < b->until; i++) {
+    for (int i = 0; mk_test_now_ms() < b->until; i++) {
         char yaml[128];
         snprintf(yaml, sizeof yaml, "profile: t4\ncount: 2\ndefaults: {memoryUsed: %dGiB}\n",
                  1 + i % 5);
-        t_write(b->config, yaml);
+        mk_test_write(b->config, yaml);
         nvmlEventData_t e;
         nv.nvmlEventSetWait_v2(set, &e, 20);
     }
@@ -183,14 +183,14 @@ START_TEST(fork_while_inside_init_and_reload)
 {
     nv_open();
     busy b = { 0, nv_config("profile: t4\ncount: 2\n"), 0 };
-    b.until = t_now() + 3.0;
+    b.until = mk_test_now_ms() + 3000;
     pthread_t th[3];
     ck_assert_int_eq(pthread_create(&th[0], NULL, cycle_thread, &b), 0);
     ck_assert_int_eq(pthread_create(&th[1], NULL, cycle_thread, &b), 0);
     ck_assert_int_eq(pthread_create(&th[2], NULL, reload_thread, &b), 0);
     int forks = 0;
-    while (t_now() < b.until - 0.3) {
-        pid_t pid = t_fork();
+    while (mk_test_now_ms() < b.until - 300) {
+        pid_t pid = mk_test_fork();
         if (pid == 0) {
             alarm(20);   /* a deadlock ends the child, and the test fails */
             if (nv.nvmlInit_v2())
@@ -208,11 +208,11 @@ START_TEST(fork_while_inside_init_and_reload)
                 _exit(31);
             _exit(nv.nvmlShutdown() ? 32 : 0);
         }
-        int rc = t_wait(pid);
+        int rc = mk_test_wait(pid);
         ck_assert_msg(rc == 0, "fork %d: the child %s %d", forks,
                       rc > 128 ? "was killed by signal" : "failed at step", rc > 128 ? rc - 128 : rc);
         forks++;
-        t_sleep(0.02);
+        mk_test_sleep_ms(20);
     }
     for (int i = 0; i < 3; i++)
         pthread_join(th[i], NULL);
@@ -231,5 +231,5 @@ int main(void)
     tcase_add_test(tc, both_sides_work_private_state);
     tcase_add_test(tc, fork_while_inside_init_and_reload);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

@@ -4,6 +4,7 @@
  * named config that cannot be used (an NVML error and exactly one stderr
  * line naming file:line:col, never a silent fallback), the state file, and
  * no thread of the library's own. */
+#include <sys/stat.h>
 #include "nvml_dl.h"
 
 START_TEST(calls_before_init)
@@ -184,12 +185,12 @@ START_TEST(bad_configs_fail_init_with_one_line)
     init_refused(p, diag);
 
     char missing[4500];
-    snprintf(missing, sizeof missing, "%s/none.yaml", t_tmpdir());
+    snprintf(missing, sizeof missing, "%s/none.yaml", mk_test_tmpdir("config"));
     setenv("MOCK_CONFIG_PATH", missing, 1);
     snprintf(diag, sizeof diag, "%s: error: cannot open: No such file or directory", missing);
     init_refused(missing, diag);
 
-    const char *dir = t_tmpdir();
+    const char *dir = mk_test_tmpdir("config");
     setenv("MOCK_CONFIG_PATH", dir, 1);
     snprintf(diag, sizeof diag, "%s: error: cannot read: Is a directory", dir);
     init_refused(dir, diag);
@@ -275,8 +276,8 @@ START_TEST(unusable_state_dir)
     nv_open();
     nv_config("profile: t4\ncount: 1\n");
     char file[4500], dir[4600], err[4096], want[8192];
-    snprintf(file, sizeof file, "%s/file", t_tmpdir());
-    t_write(file, "x");
+    snprintf(file, sizeof file, "%s/file", mk_test_tmpdir("state"));
+    mk_test_write(file, "x");
     snprintf(dir, sizeof dir, "%s/state", file);
     setenv("MOKKA_STATE_DIR", dir, 1);
     ck_assert_int_eq(t_child_stderr(init_with_bad_state_dir, NULL, err, sizeof err), 0);
@@ -290,22 +291,22 @@ END_TEST
 /* Nothing runs at load or init: no thread of the library's own, ever. */
 START_TEST(no_threads)
 {
-    int before = t_threads();
+    int before = mk_test_nthreads();
     nv_open();
-    ck_assert_int_eq(t_threads(), before);
+    ck_assert_int_eq(mk_test_nthreads(), before);
     nv_config("profile: a100-sxm4-40gb\ncount: 2\ndefaults: {unhealthy_after_seconds: 0.2}\n");
     nv_state_dir();
     NV_OK(nv.nvmlInit_v2());
-    ck_assert_int_eq(t_threads(), before);
+    ck_assert_int_eq(mk_test_nthreads(), before);
     nvmlEventSet_t set;
     nvmlEventData_t e;
     NV_OK(nv.nvmlEventSetCreate(&set));
     NV_OK(nv.nvmlDeviceRegisterEvents(nv_gpu(0), nvmlEventTypeXidCriticalError, set));
     NV_OK(nv.nvmlEventSetWait_v2(set, &e, 2000));
-    ck_assert_int_eq(t_threads(), before);
+    ck_assert_int_eq(mk_test_nthreads(), before);
     NV_OK(nv.nvmlEventSetFree(set));
     NV_OK(nv.nvmlShutdown());
-    ck_assert_int_eq(t_threads(), before);
+    ck_assert_int_eq(mk_test_nthreads(), before);
 }
 END_TEST
 
@@ -325,5 +326,5 @@ int main(void)
     tcase_add_test(tc, unusable_state_dir);
     tcase_add_test(tc, no_threads);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

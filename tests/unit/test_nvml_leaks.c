@@ -52,7 +52,7 @@ static void cycle(int i, const char *config)
     if (i % 1000 == 999) {
         /* Let a changed config be reloaded: the old one is kept until the
          * last shutdown, which must free it. */
-        t_write(config, i % 2000 == 999 ? yaml_b : yaml_a);
+        mk_test_write(config, i % 2000 == 999 ? yaml_b : yaml_a);
         nvmlEventData_t e;
         NV_RC(NVML_ERROR_TIMEOUT, nv.nvmlEventSetWait_v2(set, &e, 600));
     }
@@ -68,13 +68,13 @@ START_TEST(init_shutdown_cycles)
     for (int i = 0; i < 200; i++)    /* warm up: the C library's own buffers */
         cycle(i, config);
     long before = rss_kib();
-    double t0 = t_now();
+    double t0 = mk_test_now_ms();
     for (int i = 0; i < CYCLES; i++)
         cycle(i, config);
-    double took = t_now() - t0;
+    double took = mk_test_now_ms() - t0;
     long after = rss_kib();
-    fprintf(stderr, "measure: %d init/shutdown cycles in %.2f s (%.0f us each); RSS %ld KiB "
-            "before, %ld KiB after (%+ld KiB)%s\n", CYCLES, took, took / CYCLES * 1e6, before,
+    fprintf(stderr, "measure: %d init/shutdown cycles in %.0f ms (%.0f us each); RSS %ld KiB "
+            "before, %ld KiB after (%+ld KiB)%s\n", CYCLES, took, took / CYCLES * 1e3, before,
             after, after - before, UNDER_ASAN ? " under ASan, not judged" : "");
     if (!UNDER_ASAN)
         ck_assert_msg(after - before < 1024, "RSS grew by %ld KiB", after - before);
@@ -117,5 +117,5 @@ int main(void)
     tcase_add_test(tc, init_shutdown_cycles);
     tcase_add_test(tc, failed_inits);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

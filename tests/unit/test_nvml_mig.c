@@ -369,5 +369,5 @@ int main(void)
     tcase_add_test(tc, mixed_layout);
     tcase_add_test(tc, mig_answers);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

@@ -19,16 +19,16 @@ static uint64_t used_bytes(unsigned gpu)
 }
 
 /* Polls (sparingly, so that this thread's own calls do not drive the
- * check) until GPU gpu serves `want` bytes used; the seconds it took. */
-static double until_used(unsigned gpu, uint64_t want, double limit)
+ * check) until GPU gpu serves `want` bytes used; the milliseconds it took. */
+static double until_used(unsigned gpu, uint64_t want, double limit_ms)
 {
-    double t0 = t_now();
+    double t0 = mk_test_now_ms();
     while (used_bytes(gpu) != want) {
-        ck_assert_msg(t_now() - t0 < limit, "GPU %u still serves %llu bytes used", gpu,
+        ck_assert_msg(mk_test_now_ms() - t0 < limit_ms, "GPU %u still serves %llu bytes used", gpu,
                       (unsigned long long)used_bytes(gpu));
-        t_sleep(0.01);
+        mk_test_sleep_ms(10);
     }
-    return t_now() - t0;
+    return mk_test_now_ms() - t0;
 }
 
 START_TEST(live_value_reloaded_while_waiting)
@@ -37,11 +37,11 @@ START_TEST(live_value_reloaded_while_waiting)
     const char *path = nv_config("profile: a100-sxm4-40gb\ncount: 2\n"
                                  "defaults: {memoryUsed: 1GiB}\n");
     const char *state = nv_state_dir();
-    int threads = t_threads();
+    int threads = mk_test_nthreads();
     NV_OK(nv.nvmlInit_v2());
     nv_waiter w;
     nv_waiter_start(&w, nv_xid_set(0), 15000);
-    t_sleep(0.6);   /* past the first look at the file */
+    mk_test_sleep_ms(600);   /* past the first look at the file */
     ck_assert_uint_eq(used_bytes(1), GiB);
     double worst = 0;
     static const char *const values[] = { "5GiB", "7GiB", "2048MiB" };
@@ -50,15 +50,15 @@ START_TEST(live_value_reloaded_while_waiting)
         char yaml[256];
         snprintf(yaml, sizeof yaml, "profile: a100-sxm4-40gb\ncount: 2\n"
                  "defaults: {memoryUsed: %s}\n", values[i]);
-        t_write(path, yaml);
-        double took = until_used(1, bytes[i], 3.0);
-        fprintf(stderr, "measure: memoryUsed %s served %.3f s after the file changed\n",
+        mk_test_write(path, yaml);
+        double took = until_used(1, bytes[i], 3000);
+        fprintf(stderr, "measure: memoryUsed %s served %.0f ms after the file changed\n",
                 values[i], took);
         if (took > worst)
             worst = took;
-        ck_assert_int_eq(t_threads(), threads + 1);    /* the waiter, nothing more */
+        ck_assert_int_eq(mk_test_nthreads(), threads + 1);   /* the waiter, nothing more */
     }
-    ck_assert_double_lt(worst, 1.5);
+    ck_assert_double_lt(worst, 1500);
     mk_state st;
     char err[512];
     ck_assert_msg(mk_state_open_existing(&st, state, err, sizeof err) == 0, "%s", err);
@@ -80,22 +80,22 @@ START_TEST(rule_added_while_waiting)
     NV_OK(nv.nvmlInit_v2());
     nv_waiter w;
     nv_waiter_start(&w, nv_xid_set(1), 15000);
-    t_sleep(0.3);
-    double changed = t_now();
-    t_write(path, "profile: a100-sxm4-40gb\ncount: 2\ndefaults: {temperature: 90}\n"
+    mk_test_sleep_ms(300);
+    double changed = mk_test_now_ms();
+    mk_test_write(path, "profile: a100-sxm4-40gb\ncount: 2\ndefaults: {temperature: 90}\n"
                   "devices:\n  - {index: 1, unhealthy_on_temperature: 85, xid: 62}\n");
     nv_waiter_join(&w);
     NV_OK(w.rc);
     ck_assert_uint_eq(w.e.eventData, 62);
     ck_assert_ptr_eq(w.e.device, nv_gpu(1));
     double took = w.returned - changed;
-    fprintf(stderr, "measure: a health rule added to the file fired %.3f s after the change\n",
+    fprintf(stderr, "measure: a health rule added to the file fired %.0f ms after the change\n",
             took);
-    ck_assert_double_lt(took, 1.5);
+    ck_assert_double_lt(took, 1500);
     /* A rule that changes again may fire again; one that stays does not. */
     nvmlEventData_t e;
     NV_RC(NVML_ERROR_TIMEOUT, nv.nvmlEventSetWait_v2(w.set, &e, 700));
-    t_write(path, "profile: a100-sxm4-40gb\ncount: 2\ndefaults: {temperature: 90}\n"
+    mk_test_write(path, "profile: a100-sxm4-40gb\ncount: 2\ndefaults: {temperature: 90}\n"
                   "devices:\n  - {index: 1, unhealthy_on_temperature: 86, xid: 63}\n");
     NV_OK(nv.nvmlEventSetWait_v2(w.set, &e, 3000));
     ck_assert_uint_eq(e.eventData, 63);
@@ -114,7 +114,7 @@ typedef struct {
 static int refused_reload(void *arg)
 {
     const refusal *r = arg;
-    t_write(r->path, r->first);
+    mk_test_write(r->path, r->first);
     if (nv.nvmlInit_v2() != NVML_SUCCESS)
         return 1;
     char uuid[96], after[96];
@@ -128,19 +128,19 @@ static int refused_reload(void *arg)
     if (nv.nvmlEventSetCreate(&set) ||
         nv.nvmlDeviceRegisterEvents(h, nvmlEventTypeXidCriticalError, set))
         return 3;
-    t_sleep(0.6);
-    t_write(r->path, r->second);
+    mk_test_sleep_ms(600);
+    mk_test_write(r->path, r->second);
     if (nv.nvmlEventSetWait_v2(set, &e, 1500) != NVML_ERROR_TIMEOUT)
         return 4;
     if (nv.nvmlDeviceGetCount_v2(&n) || n != 2 || nv.nvmlDeviceGetUUID(h, after, sizeof after) ||
         strcmp(uuid, after) || used_bytes(1) != used)
         return 5;
     /* The next good file is taken again. */
-    t_write(r->path, "profile: a100-sxm4-40gb\ncount: 2\ndefaults: {memoryUsed: 3GiB}\n");
-    double t0 = t_now();
+    mk_test_write(r->path, "profile: a100-sxm4-40gb\ncount: 2\ndefaults: {memoryUsed: 3GiB}\n");
+    double t0 = mk_test_now_ms();
     while (used_bytes(1) != 3 * GiB) {
         nv.nvmlEventSetWait_v2(set, &e, 100);
-        if (t_now() - t0 > 3)
+        if (mk_test_now_ms() - t0 > 3000)
             return 6;
     }
     return nv.nvmlShutdown() == NVML_SUCCESS ? 0 : 7;
@@ -149,7 +149,7 @@ static int refused_reload(void *arg)
 static void expect_refusal(const char *second, const char *line_fmt)
 {
     char path[4500], err[8192], want[8192];
-    snprintf(path, sizeof path, "%s/config.yaml", t_tmpdir());
+    snprintf(path, sizeof path, "%s/config.yaml", mk_test_tmpdir("config"));
     setenv("MOCK_CONFIG_PATH", path, 1);
     refusal r = { path, "profile: a100-sxm4-40gb\ncount: 2\ndefaults: {memoryUsed: 1GiB}\n",
                   second };
@@ -230,25 +230,25 @@ START_TEST(checks_at_most_every_500ms)
     nv_waiter_start(&w, nv_xid_set(0), 15000);
     caller c = { 0, 0 };
     ck_assert_int_eq(pthread_create(&busy, NULL, call_thread, &c), 0);
-    double t0 = t_now();
-    for (int i = 0; t_now() - t0 < 3.0; i++) {
+    double t0 = mk_test_now_ms();
+    for (int i = 0; mk_test_now_ms() - t0 < 3000; i++) {
         char yaml[128];
         snprintf(yaml, sizeof yaml, "profile: a100-sxm4-40gb\ncount: 2\n"
                  "defaults: {memoryUsed: %dGiB}\n", 1 + i % 9);
-        t_write(path, yaml);
-        t_sleep(0.05);
+        mk_test_write(path, yaml);
+        mk_test_sleep_ms(50);
     }
-    double spent = t_now() - t0;
+    double spent = mk_test_now_ms() - t0;
     c.stop = 1;
     pthread_join(busy, NULL);
     mk_state st;
     char err[512];
     ck_assert_msg(mk_state_open_existing(&st, state, err, sizeof err) == 0, "%s", err);
     uint32_t reloads = st.hdr->reloads;
-    fprintf(stderr, "measure: %u reloads in %.2f s of changes every 50 ms (%lu getter calls "
+    fprintf(stderr, "measure: %u reloads in %.0f ms of changes every 50 ms (%lu getter calls "
             "meanwhile)\n", reloads, spent, c.calls);
     ck_assert_uint_ge(reloads, 3);
-    ck_assert_uint_le(reloads, (unsigned)(spent / 0.5) + 1);
+    ck_assert_uint_le(reloads, (unsigned)(spent / 500) + 1);
     mk_state_raise(&st, 0, MK_FAULT_XID, 31, -1);
     mk_state_close(&st);
     nv_waiter_join(&w);
@@ -264,14 +264,14 @@ START_TEST(getters_alone_reload)
     const char *path = nv_config("profile: a100-sxm4-40gb\ncount: 1\n"
                                  "defaults: {memoryUsed: 1GiB}\n");
     NV_OK(nv.nvmlInit_v2());
-    t_write(path, "profile: a100-sxm4-40gb\ncount: 1\ndefaults: {memoryUsed: 4GiB}\n");
-    double t0 = t_now();
+    mk_test_write(path, "profile: a100-sxm4-40gb\ncount: 1\ndefaults: {memoryUsed: 4GiB}\n");
+    double t0 = mk_test_now_ms();
     unsigned n;
     while (used_bytes(0) != 4 * GiB) {
-        ck_assert_double_lt(t_now() - t0, 3.0);
+        ck_assert_double_lt(mk_test_now_ms() - t0, 3000);
         for (int i = 0; i < 300; i++)
             NV_OK(nv.nvmlDeviceGetCount_v2(&n));
-        t_sleep(0.001);
+        mk_test_sleep_ms(1);
     }
     NV_OK(nv.nvmlShutdown());
 }
@@ -287,7 +287,7 @@ START_TEST(same_size_same_mtime)
     NV_OK(nv.nvmlInit_v2());
     struct stat before;
     ck_assert_int_eq(stat(path, &before), 0);
-    t_write(path, "profile: a100-sxm4-40gb\ncount: 1\ndefaults: {memoryUsed: 6GiB}\n");
+    mk_test_write(path, "profile: a100-sxm4-40gb\ncount: 1\ndefaults: {memoryUsed: 6GiB}\n");
     struct timespec times[2] = { before.st_atim, before.st_mtim };
     ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
     nvmlEventSet_t set;
@@ -314,5 +314,5 @@ int main(void)
     tcase_add_test(tc, getters_alone_reload);
     tcase_add_test(tc, same_size_same_mtime);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

@@ -26,7 +26,7 @@ static const char yaml_b[] =
     "  - {index: 3, unhealthy_after_seconds: 2, mode: ecc}\n";
 
 typedef struct {
-    double until;
+    double until;   /* mk_test_now_ms() */
     const char *config, *state;
     _Atomic unsigned long calls, events, cycles, failures;
     char failure[256];
@@ -92,7 +92,7 @@ static void getters(run *r)
 static void *getter_thread(void *arg)
 {
     run *r = arg;
-    while (t_now() < r->until)
+    while (mk_test_now_ms() < r->until)
         getters(r);
     return NULL;
 }
@@ -108,7 +108,7 @@ static void *event_thread(void *arg)
         CALL(r, nv.nvmlDeviceGetHandleByIndex_v2(i, &h));
         CALL(r, nv.nvmlDeviceRegisterEvents(h, 0xb, set));
     }
-    while (t_now() < r->until) {
+    while (mk_test_now_ms() < r->until) {
         nvmlEventData_t e;
         nvmlReturn_t rc = nv.nvmlEventSetWait_v2(set, &e, 50);
         if (rc == NVML_SUCCESS)
@@ -130,13 +130,13 @@ static void *inject_thread(void *arg)
         note_failure(r, err, NVML_ERROR_UNKNOWN);
         return NULL;
     }
-    for (unsigned x = 1; t_now() < r->until; x++) {
+    for (unsigned x = 1; mk_test_now_ms() < r->until; x++) {
         mk_state_raise(&st, x % 2 ? 0 : 1, MK_FAULT_XID, 13, x % 4 == 0 ? 1 : -1);
         if (x % 5 == 0)
             mk_state_raise_ecc(&st, 0, 0, -1);
         if (x % 7 == 0)
             mk_state_pin(&st, 0, MK_M_TEMP, (int64_t)(x % 50) + 30);
-        t_sleep(0.01);
+        mk_test_sleep_ms(10);
     }
     mk_state_close(&st);
     return NULL;
@@ -145,9 +145,9 @@ static void *inject_thread(void *arg)
 static void *reload_thread(void *arg)
 {
     run *r = arg;
-    for (int i = 0; t_now() < r->until; i++) {
-        t_write(r->config, i % 2 ? yaml_a : yaml_b);
-        t_sleep(0.2);
+    for (int i = 0; mk_test_now_ms() < r->until; i++) {
+        mk_test_write(r->config, i % 2 ? yaml_a : yaml_b);
+        mk_test_sleep_ms(200);
     }
     return NULL;
 }
@@ -156,7 +156,7 @@ static void *reload_thread(void *arg)
 static void *cycle_thread(void *arg)
 {
     run *r = arg;
-    while (t_now() < r->until) {
+    while (mk_test_now_ms() < r->until) {
         nvmlReturn_t rc = nv.nvmlInit_v2();
         if (rc != NVML_SUCCESS) {
             note_failure(r, "nvmlInit_v2", rc);
@@ -174,7 +174,7 @@ typedef void *(*thread_fn)(void *);
 static void run_threads(run *r, const thread_fn *fns, int n)
 {
     pthread_t th[32];
-    r->until = t_now() + SECONDS;
+    r->until = mk_test_now_ms() + SECONDS * 1000;
     for (int i = 0; i < n; i++)
         ck_assert_int_eq(pthread_create(&th[i], NULL, fns[i], r), 0);
     for (int i = 0; i < n; i++)
@@ -233,5 +233,5 @@ int main(void)
     tcase_add_test(tc, everything_at_once);
     tcase_add_test(tc, first_init_and_last_shutdown_race);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

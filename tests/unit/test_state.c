@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "config_check.h"
 #include "state.h"
 
@@ -43,7 +45,7 @@ START_TEST(create)
 {
     mk_universe *u = universe(4);
     char dir[4300];
-    snprintf(dir, sizeof dir, "%s/new", t_tmpdir());     /* made if missing */
+    snprintf(dir, sizeof dir, "%s/new", mk_test_tmpdir("state"));   /* made if missing */
     mk_state st;
     open_ok(&st, dir, u);
     char path[4400];
@@ -102,7 +104,7 @@ END_TEST
 START_TEST(second_mapping)
 {
     mk_universe *u = universe(2);
-    const char *dir = t_tmpdir();
+    const char *dir = mk_test_tmpdir("state");
     mk_state a, b, c;
     open_ok(&a, dir, u);
     ino_t ino = inode_of(a.path);
@@ -127,13 +129,13 @@ END_TEST
 START_TEST(other_processes)
 {
     mk_universe *u = universe(2);
-    const char *dir = t_tmpdir();
+    const char *dir = mk_test_tmpdir("state");
     mk_state st;
     open_ok(&st, dir, u);
     int go[2], ready[2];
     ck_assert_int_eq(pipe(go), 0);
     ck_assert_int_eq(pipe(ready), 0);
-    pid_t child = t_fork();
+    pid_t child = mk_test_fork();
     if (child == 0) {
         mk_state mine;
         char err[512];
@@ -153,7 +155,7 @@ START_TEST(other_processes)
     ck_assert_uint_eq(st.dev[1].last_xid, 94);
     ck_assert_uint_eq(st.dev[1].health, MK_FAULT_XID);
     ck_assert_int_eq(write(go[1], "g", 1), 1);
-    ck_assert_int_eq(t_wait(child), 0);
+    ck_assert_int_eq(mk_test_wait(child), 0);
     ck_assert(!has_pid(&st, child));
     ck_assert(has_pid(&st, getpid()));
     mk_state_close(&st);
@@ -167,17 +169,17 @@ START_TEST(processes_starting_together)
 {
     mk_universe *u = universe(2);
     for (int round = 0; round < 2; round++) {
-        const char *dir = t_tmpdir();
+        const char *dir = mk_test_tmpdir("state");
         char path[4300];
         snprintf(path, sizeof path, "%s/state", dir);
         if (round == 1)
-            t_write(path, "not a state file\n");
+            mk_test_write(path, "not a state file\n");
         enum { N = 8 };
         int ready[2];
         ck_assert_int_eq(pipe(ready), 0);
         pid_t kids[N];
         for (int i = 0; i < N; i++) {
-            kids[i] = t_fork();
+            kids[i] = mk_test_fork();
             if (kids[i] == 0) {
                 mk_state mine;
                 char err[512];
@@ -206,7 +208,7 @@ START_TEST(processes_starting_together)
             ck_assert_uint_eq(ino, first);
         }
         for (int i = 0; i < N; i++)
-            ck_assert_int_eq(t_wait(kids[i]), 0);
+            ck_assert_int_eq(mk_test_wait(kids[i]), 0);
         close(ready[0]);
         mk_state st;
         char err[512];
@@ -232,12 +234,12 @@ START_TEST(foreign_files_replaced)
     mk_universe *u = universe(2), *other = universe(3);
     char err[512];
     for (int kind = 0; kind < 5; kind++) {
-        const char *dir = t_tmpdir();
+        const char *dir = mk_test_tmpdir("state");
         char path[4300];
         snprintf(path, sizeof path, "%s/state", dir);
         mk_state st;
         if (kind == 0) {
-            t_write(path, "hello\n");                   /* not ours at all */
+            mk_test_write(path, "hello\n");             /* not ours at all */
         } else if (kind == 1) {
             write_bytes(path, "", 0);                  /* empty */
         } else if (kind == 2 || kind == 3) {
@@ -273,7 +275,7 @@ END_TEST
 
 START_TEST(open_errors)
 {
-    const char *dir = t_tmpdir();
+    const char *dir = mk_test_tmpdir("state");
     char path[4300], want[8192], err[512];
     mk_state st;
     snprintf(path, sizeof path, "%s/none", dir);
@@ -281,7 +283,7 @@ START_TEST(open_errors)
     snprintf(want, sizeof want, "cannot open %s: No such file or directory", path);
     ck_assert_str_eq(err, want);
     snprintf(path, sizeof path, "%s/text", dir);
-    t_write(path, "text\n");
+    mk_test_write(path, "text\n");
     ck_assert_int_eq(mk_state_open_existing(&st, path, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s is not a Mokka state file (or it is from another version)",
              path);
@@ -300,13 +302,13 @@ END_TEST
 START_TEST(pid_slots_reused)
 {
     mk_universe *u = universe(1);
-    const char *dir = t_tmpdir();
+    const char *dir = mk_test_tmpdir("state");
     mk_state st;
     open_ok(&st, dir, u);
-    pid_t dead = t_fork();
+    pid_t dead = mk_test_fork();
     if (dead == 0)
         _exit(0);
-    ck_assert_int_eq(t_wait(dead), 0);
+    ck_assert_int_eq(mk_test_wait(dead), 0);
     for (int i = 0; i < MK_STATE_PIDS; i++)
         atomic_store(&st.hdr->pids[i], dead);           /* every slot taken by the dead */
     mk_state again;
@@ -322,7 +324,7 @@ START_TEST(faults)
 {
     mk_universe *u = universe(4);
     mk_state st;
-    open_ok(&st, t_tmpdir(), u);
+    open_ok(&st, mk_test_tmpdir("state"), u);
     uint32_t wake = st.hdr->wake;
 
     mk_state_raise(&st, 0, MK_FAULT_XID, 79, -1);
@@ -404,16 +406,16 @@ END_TEST
 typedef struct {
     mk_state *st;
     uint32_t seen;
-    double waited;
+    double waited;   /* ms */
 } waiter;
 
 static void *wait_thread(void *arg)
 {
     waiter *w = arg;
-    double t0 = t_now();
-    while (atomic_load(&w->st->hdr->wake) == w->seen && t_now() - t0 < 10)
+    double t0 = mk_test_now_ms();
+    while (atomic_load(&w->st->hdr->wake) == w->seen && mk_test_now_ms() - t0 < 10000)
         mk_state_wait(w->st, w->seen, 5000000000ull);
-    w->waited = t_now() - t0;
+    w->waited = mk_test_now_ms() - t0;
     return NULL;
 }
 
@@ -421,19 +423,19 @@ START_TEST(wake_ups)
 {
     mk_universe *u = universe(1);
     mk_state st;
-    open_ok(&st, t_tmpdir(), u);
+    open_ok(&st, mk_test_tmpdir("state"), u);
     /* A wait with nothing happening lasts its timeout. */
-    double t0 = t_now();
+    double t0 = mk_test_now_ms();
     mk_state_wait(&st, st.hdr->wake, 200000000ull);
-    double slept = t_now() - t0;
-    ck_assert_double_ge(slept, 0.19);
-    ck_assert_double_lt(slept, 5.0);
+    double slept = mk_test_now_ms() - t0;
+    ck_assert_double_ge(slept, 190);
+    ck_assert_double_lt(slept, 5000);
     /* A waiter wakes when another process raises a fault. */
     waiter w = { &st, atomic_load(&st.hdr->wake), 0 };
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, wait_thread, &w), 0);
-    t_sleep(0.1);
-    pid_t child = t_fork();
+    mk_test_sleep_ms(100);
+    pid_t child = mk_test_fork();
     if (child == 0) {
         mk_state other;
         char err[512];
@@ -442,9 +444,9 @@ START_TEST(wake_ups)
         mk_state_raise(&other, 0, MK_FAULT_XID, 79, -1);
         _exit(0);
     }
-    ck_assert_int_eq(t_wait(child), 0);
+    ck_assert_int_eq(mk_test_wait(child), 0);
     pthread_join(th, NULL);
-    ck_assert_double_lt(w.waited, 5.0);
+    ck_assert_double_lt(w.waited, 5000);
     mk_state_close(&st);
     mk_universe_free(u);
 }
@@ -487,5 +489,5 @@ int main(void)
     tcase_add_test(tc, wake_ups);
     tcase_add_test(tc, call_counters);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

@@ -1,6 +1,6 @@
 /* test_units.c - the quantities a config may write (units.h): memory,
  * power, durations, whole-number quantities, metric names and formatting. */
-#include "testutil.h"
+#include "support/testutil.h"
 #include "units.h"
 
 #define MiB (1ull << 20)
@@ -207,5 +207,5 @@ int main(void)
     tcase_add_test(tc, metric_names);
     tcase_add_test(tc, formatting);
     suite_add_tcase(s, tc);
-    return t_run(s);
+    return mk_test_run(s);
 }

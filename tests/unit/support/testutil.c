@@ -1,11 +1,16 @@
-/* testutil.c - temporary directories, thread/descriptor counts, clocks and
+/* testutil.c - the runner and its run directory, temporary directories,
+ * file writes, helper processes, thread/descriptor counts, clocks and
  * bounded waits for the unit tests. */
 #include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "testutil.h"
@@ -24,55 +29,38 @@ TCase *mk_test_case(Suite *s, const char *name, void (*setup)(void), void (*tear
                     double timeout_s)
 {
     TCase *tc = tcase_create(name);
-    tcase_add_unchecked_fixture(tc, mk_test_tmproot_begin, mk_test_tmproot_end);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, timeout_s);
     suite_add_tcase(s, tc);
     return tc;
 }
 
-int mk_test_run(Suite *s)
-{
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
+/* The run directory; forked tests inherit it. */
 static char root[4096];
 
-static const char *tmp_base(void)
-{
-    const char *base = getenv("TMPDIR");
-    return root[0] ? root : base && *base ? base : "/tmp";
-}
-
-void mk_test_tmproot_begin(void)
+int mk_test_run(Suite *s)
 {
     const char *base = getenv("TMPDIR");
     snprintf(root, sizeof root, "%s/mokka-test-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(root)) {
-        perror("mkdtemp");
-        abort();
+        perror(root);
+        return EXIT_FAILURE;
     }
-}
-
-void mk_test_tmproot_end(void)
-{
-    if (root[0])
-        mk_test_rmtree(root);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    mk_test_rmtree(root);
     root[0] = 0;
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 const char *mk_test_tmpdir(const char *tag)
 {
+    ck_assert_msg(root[0], "mk_test_tmpdir(\"%s\") outside mk_test_run", tag);
     char *p = ring_slot();
-    snprintf(p, SLOT, "%s/%s-XXXXXX", tmp_base(), tag);
-    if (!mkdtemp(p)) {
-        perror("mkdtemp");
-        abort();
-    }
+    snprintf(p, SLOT, "%s/%s-XXXXXX", root, tag);
+    ck_assert_msg(mkdtemp(p) != NULL, "mkdtemp %s: %s", p, strerror(errno));
     return p;
 }
 
@@ -85,6 +73,41 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 void mk_test_rmtree(const char *dir)
 {
     nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void mk_test_write(const char *path, const char *text)
+{
+    char tmp[SLOT];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    ck_assert_msg(f != NULL, "cannot write %s: %s", tmp, strerror(errno));
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_msg(rename(tmp, path) == 0, "rename %s: %s", path, strerror(errno));
+}
+
+pid_t mk_test_fork(void)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        signal(SIGALRM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)   /* the parent died before prctl took hold */
+            _exit(127);
+    }
+    return pid;
+}
+
+int mk_test_wait(pid_t pid)
+{
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        ck_assert_int_eq(errno, EINTR);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Entries of a /proc directory; with `prefix`, only links pointing to a
@@ -190,7 +213,8 @@ double mk_test_now_ms(void)
 void mk_test_sleep_ms(int ms)
 {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 }
 
 int mk_test_wait_for(int (*pred)(void *), void *arg, int timeout_ms)

@@ -1,10 +1,17 @@
-/* testutil.h - helpers the unit tests share: temporary directories, counts
- * of the process's threads and descriptors, clocks and bounded waits. */
+/* testutil.h - what every unit-test binary shares: main()'s runner with one
+ * temporary directory per run and a fresh subdirectory per call, writing
+ * files, forking helper processes that cannot outlive the test, counts of
+ * the process's threads and descriptors, clocks and bounded waits.
+ *
+ * Check runs each test in a forked process that exits at the first failed
+ * assertion, so a test cannot clean up after itself; the runner removes the
+ * whole run directory once every test has finished, passed or not. */
 #ifndef MOKKA_TESTUTIL_H
 #define MOKKA_TESTUTIL_H
 
 #include <check.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* 1 in a build with a sanitizer (whose libraries other programs cannot load). */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -22,24 +29,30 @@
  * a heavily loaded run (sanitizers, parallel jobs) waits that long. */
 #define MK_TEST_PATIENCE_MS 10000
 
-/* A test case of `s` with the fixtures every test here uses: the
- * temporary root below (unchecked), setup/teardown (checked), a timeout. */
+/* A test case of `s` with setup/teardown (checked: they run in each test's
+ * forked child) and a timeout. */
 TCase *mk_test_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void),
                     double timeout_s);
-/* Runs the suite; returns main's exit status. */
+/* main(): runs the suite in a fresh run directory under $TMPDIR (or /tmp),
+ * made and removed by this parent process, so that what a test that failed
+ * in its forked child left behind goes too; returns main's exit status. */
 int mk_test_run(Suite *s);
 
-/* A root for a test case's temporary directories, made and removed by the
- * parent process (Check's unchecked fixture): a test that fails in its
- * forked child skips its teardown, and this still removes what it left. */
-void mk_test_tmproot_begin(void);
-void mk_test_tmproot_end(void);
-/* mkdtemp under the root (or $TMPDIR, or /tmp); aborts the test on
- * failure. The result is static storage in a small ring, so a few may be
- * alive at once. */
+/* A new empty directory "tag-XXXXXX" in the run directory; aborts the test
+ * on failure. The result is static storage in a small ring, so a few may
+ * be alive at once. */
 const char *mk_test_tmpdir(const char *tag);
 /* rm -r of a test directory; ignores what is already gone. */
 void mk_test_rmtree(const char *dir);
+/* Writes text to path through a temporary file and rename(), so that a
+ * process watching path never sees a half-written file. */
+void mk_test_write(const char *path, const char *text);
+/* fork() for helper processes: the child dies with the test process, so a
+ * failed assertion never leaves one behind, and gets back the default
+ * signal actions (Check's SIGALRM handler would kill the whole test). */
+pid_t mk_test_fork(void);
+/* Waits for a child; its exit status, or 128 + the signal that ended it. */
+int mk_test_wait(pid_t pid);
 /* Entries in /proc/self/task, descriptors in /proc/self/fd, and those of
  * them that are sockets. */
 int mk_test_nthreads(void);
@@ -56,6 +69,7 @@ int mk_test_nsockets(void);
 int mk_test_wait_nthreads(int want, int timeout_ms);
 int mk_test_wait_nfds(int want, int timeout_ms);
 int mk_test_wait_nsockets(int want, int timeout_ms);
+/* CLOCK_MONOTONIC in milliseconds; a sleep that signals do not cut short. */
 double mk_test_now_ms(void);
 void mk_test_sleep_ms(int ms);
 /* Calls pred(arg) every few ms until it returns non-zero or timeout_ms
