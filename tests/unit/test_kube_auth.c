@@ -3,7 +3,6 @@
  * and that secrets never show in errors or descriptions. */
 #define _XOPEN_SOURCE 700
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,26 +14,15 @@
 #define V1 "client.authentication.k8s.io/v1"
 #define V1B1 "client.authentication.k8s.io/v1beta1"
 
-static char dir[64];
+static char dir[256];
 static char err[2048];
 static atomic_int stop;
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    return remove(p);
-}
-
 static void setup(void)
 {
-    strcpy(dir, "/tmp/mk-kube-auth-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(dir, sizeof dir, "%s", mk_test_tmpdir("kube-auth"));
     atomic_store(&stop, 0);
     err[0] = '\0';
-}
-
-static void teardown(void)
-{
-    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 static const char *path_of(const char *name)
@@ -446,7 +434,7 @@ int main(void)
     suite_add_tcase(s, parse_tc);
 
     TCase *run = tcase_create("credentials");
-    tcase_add_checked_fixture(run, setup, teardown);
+    tcase_add_checked_fixture(run, setup, NULL);
     tcase_add_test(run, plugin_runs_with_args_and_env_and_is_cached);
     tcase_add_test(run, plugin_reruns_when_expired);
     tcase_add_test(run, plugin_gets_cluster_info_when_asked);

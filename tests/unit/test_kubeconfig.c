@@ -2,7 +2,6 @@
  * in-cluster fallback, and every error message (kubeconfig.c). */
 #define _XOPEN_SOURCE 700
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +10,13 @@
 #include "kubeconfig.h"
 #include "support/testutil.h"
 
-static char dir[64];
+static char dir[256];
 static mk_ktarget t;
 static char err[2048];
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    return remove(p);
-}
-
 static void setup(void)
 {
-    strcpy(dir, "/tmp/mk-kubeconfig-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(dir, sizeof dir, "%s", mk_test_tmpdir("kubeconfig"));
     unsetenv("KUBECONFIG");
     unsetenv("KUBERNETES_SERVICE_HOST");
     unsetenv("KUBERNETES_SERVICE_PORT");
@@ -36,7 +29,6 @@ static void setup(void)
 static void teardown(void)
 {
     mk_ktarget_free(&t);
-    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Write dir/name (making its directory); returns the path (one of a few

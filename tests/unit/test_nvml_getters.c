@@ -124,33 +124,20 @@ static nvmlDevice_t gpu[NGPU];
 static mk_state live;          /* the library's live state, for the "live state" tests */
 
 /* Starts NVML on the config, with a state directory when `shared` (mapped
- * into `live`). The files are removed at once, so that nothing is left
- * behind when a test fails. */
+ * into `live`). */
 static void start(int shared)
 {
-    char config[] = "/tmp/mokka-getters-XXXXXX", dir[] = "/tmp/mokka-getters-state-XXXXXX";
-    char state[sizeof dir + 8], err[256] = "";
-    int fd = mkstemp(config);
-    ck_assert_int_ge(fd, 0);
-    ssize_t wrote = write(fd, config_yaml, sizeof config_yaml - 1);
-    close(fd);
+    const char *dir = mk_test_tmpdir("getters"), *config = mk_test_path(dir, "config.yaml");
+    char err[256] = "";
+    mk_test_write(config, config_yaml);
     setenv("MOCK_CONFIG_PATH", config, 1);
     unsetenv("MOKKA_CONFIG");
     unsetenv("MOKKA_STATE_DIR");
-    if (shared && mkdtemp(dir))
+    if (shared)
         setenv("MOKKA_STATE_DIR", dir, 1);
-    nvmlReturn_t rc = p_nvmlInit_v2();
-    unlink(config);
-    int mapped = -1;
-    if (shared) {
-        snprintf(state, sizeof state, "%s/state", dir);
-        mapped = mk_state_open_existing(&live, state, err, sizeof err);
-        unlink(state);
-        rmdir(dir);
-    }
-    ck_assert_int_eq(wrote, (ssize_t)(sizeof config_yaml - 1));
-    ck_assert_int_eq(rc, NVML_SUCCESS);
-    ck_assert_msg(!shared || mapped == 0, "live state: %s", err);
+    ck_assert_int_eq(p_nvmlInit_v2(), NVML_SUCCESS);
+    ck_assert_msg(!shared || mk_state_open_existing(&live, mk_test_path(dir, "state"), err,
+                                                    sizeof err) == 0, "live state: %s", err);
     for (unsigned i = 0; i < NGPU; i++)
         ck_assert_int_eq(p_nvmlDeviceGetHandleByIndex_v2(i, &gpu[i]), NVML_SUCCESS);
 }

@@ -130,10 +130,8 @@ START_TEST(test_save)
 {
     mk_report r;
     sample(&r);
-    char dir[] = "/tmp/mokka-report-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char path[64], err[256];
-    snprintf(path, sizeof path, "%s/out.xml", dir);
+    const char *dir = mk_test_tmpdir("report"), *path = mk_test_path(dir, "out.xml");
+    char err[256];
     ck_assert_int_eq(mk_report_save(&r, path, mk_junit_write, err, sizeof err), 0);
     ck_assert_int_eq(access(path, R_OK), 0);
     ck_assert_int_eq(rmdir(dir), -1);                  /* only out.xml, no temporary left */

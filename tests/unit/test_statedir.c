@@ -21,8 +21,7 @@ static char tmp[256];
 
 static void setup(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/mokka-test-statedir-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    snprintf(tmp, sizeof tmp, "%s", mk_test_tmpdir("statedir"));
     char base[300];
     snprintf(base, sizeof base, "%s/run", tmp);
     setenv("MOKKA_RUNTIME_DIR", base, 1);
@@ -30,9 +29,6 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    ck_assert_int_eq(system(cmd), 0);
     unsetenv("MOKKA_RUNTIME_DIR");
 }
 

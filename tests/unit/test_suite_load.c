@@ -617,12 +617,8 @@ END_TEST
 
 START_TEST(test_load_file)
 {
-    char path[] = "/tmp/mokka-suite-XXXXXX.yaml";
-    int fd = mkstemps(path, 5);
-    ck_assert_int_ge(fd, 0);
-    const char *yaml = "cases:\n  - name: a\n    wait: 10ms\n";
-    ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (int)strlen(yaml));
-    close(fd);
+    const char *path = mk_test_path(mk_test_tmpdir("suite"), "smoke.yaml");
+    mk_test_write(path, "cases:\n  - name: a\n    wait: 10ms\n");
     mk_diags d;
     mk_diags_init(&d);
     mk_suite *s = mk_suite_load(path, &d);
@@ -631,7 +627,6 @@ START_TEST(test_load_file)
     ck_assert_int_eq(s->cases[0].wait_ms, 10);
     mk_suite_free(s);
     mk_diags_free(&d);
-    unlink(path);
 }
 END_TEST
 
