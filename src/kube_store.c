@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "abstime.h"
 #include "kube_node.h"
 #include "kube_store.h"
 
@@ -265,14 +266,7 @@ int mk_kstore_snapshot(mk_kstore *s, mk_nv_nodes *out, char *err, size_t errlen)
 
 int mk_kstore_wait(mk_kstore *s, uint64_t seen, int timeout_ms, char *err, size_t errlen)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = mk_abstime_in(CLOCK_MONOTONIC, timeout_ms < 0 ? 0 : timeout_ms);
     pthread_mutex_lock(&s->mu);
     while (s->view->version == seen && !s->failed) {
         int e = timeout_ms < 0 ? pthread_cond_wait(&s->changed, &s->mu)

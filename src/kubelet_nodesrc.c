@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "abstime.h"
 #include "deviceplugin.h"
 #include "kubelet_impl.h"
 
@@ -46,14 +47,7 @@ static int snapshot(mk_nodesrc *s, mk_nv_nodes *out, char *err, size_t errlen)
 static int wait_change(mk_nodesrc *s, uint64_t seen, int timeout_ms, char *err, size_t errlen)
 {
     mk_kubelet *k = s->impl;
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = mk_abstime_in(CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&k->mu);
     k->users++;
     while (k->version == seen && !k->stopping)

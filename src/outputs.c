@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "abstime.h"
 #include "cli.h"
 #include "outputs.h"
 
@@ -50,14 +51,7 @@ static int dog_stop;
 static void *watchdog(void *arg)
 {
     double timeout = *(double *)arg;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)timeout;
-    until.tv_nsec += (long)((timeout - (double)(time_t)timeout) * 1e9);
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = mk_abstime_in(CLOCK_REALTIME, (long long)(timeout * 1000));
     pthread_mutex_lock(&dog_lock);
     int rc = 0;
     while (!dog_stop && rc == 0)

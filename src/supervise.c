@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "abstime.h"
 #include "supervise.h"
 
 #define RING 400
@@ -474,13 +475,7 @@ static void catch_up_locked(mk_super *s)
         return;
     unsigned want = ++s->sync_asked;
     poke(s);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 500000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = mk_abstime_in(CLOCK_REALTIME, 500);
     while ((int)(s->sync_done - want) < 0)
         if (pthread_cond_timedwait(&s->changed, &s->lock, &until) != 0)
             break;
