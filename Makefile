@@ -96,15 +96,17 @@ lib: $(LIBNVML)
 cli: $(MOKKA)
 
 # --- generated sources -------------------------------------------------------
-# The GPU profiles, parsed here once by the loader users' configs go through,
-# so that nvmlInit never runs libyaml over them.
+# The GPU profiles and the built-in universe's config, parsed here once by
+# the loader users' configs go through, so that nvmlInit never runs libyaml
+# over them (and without a config, never runs it at all).
+DEFAULT_CONFIG := fixtures/configs/dgx-a100.yaml
 $(B)/tools/gen_profiles: $(call obj,lib/core/gen_profiles.c lib/core/ytree.c lib/core/diag.c)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB))
 
-$(B)/gen/profiles.c: $(B)/tools/gen_profiles $(PROFILES)
+$(B)/gen/profiles.c: $(B)/tools/gen_profiles $(DEFAULT_CONFIG) $(PROFILES)
 	@mkdir -p $(@D)
-	$(B)/tools/gen_profiles $(PROFILES) > $@.tmp && mv $@.tmp $@
+	$(B)/tools/gen_profiles --default $(DEFAULT_CONFIG) $(PROFILES) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/suites.c: src/gen_embed.sh $(SUITES)
 	@mkdir -p $(@D)

@@ -18,14 +18,6 @@
 
 #define MK_MAX_DEVICES 4096
 
-/* The built-in universe: a DGX A100 (see fixtures/configs/dgx-a100.yaml). */
-static const char default_config[] =
-    "version: 1.0\n"
-    "seed: 1\n"
-    "profile: a100-sxm4-40gb\n"
-    "count: 8\n"
-    "topology: {nvlink: all, numaNodes: 2}\n";
-
 static const char *const top_keys[] = {
     "version", "seed", "driverVersion", "cudaVersion", "nvmlVersion", "profile", "count",
     "defaults", "devices", "topology", NULL
@@ -525,16 +517,9 @@ mk_universe *mk_universe_load_mem(const char *name, const char *yaml, size_t len
 
 mk_universe *mk_universe_load(const char *path, const char *node_name_given, mk_diags *d)
 {
-    if (!path) {
-        mk_universe *u = mk_universe_load_mem("built-in default", default_config,
-                                              sizeof default_config - 1, node_name_given, d);
-        if (u) {
-            free(u->config_path);
-            u->config_path = NULL;
-        }
-        return u;
-    }
-    mk_ydoc *doc = mk_yload_file(path, d);
+    /* Without a config: the DGX A100 fixture, parsed at build time. */
+    mk_ydoc *doc = path ? mk_yload_file(path, d)
+                        : mk_yunpack("built-in default", &mk_default_config, d);
     if (!doc)
         return NULL;
     mk_universe *u = build(doc, path, node_name_given, d);

@@ -1,6 +1,7 @@
-/* profiles.h - the GPU profiles built into the core: fixtures/profiles,
- * parsed at build time by gen_profiles.c. Profiles are data: a profile is a
- * YAML map of device fields plus the GPU's MIG profile table. */
+/* profiles.h - the YAML built into the core, parsed at build time by
+ * gen_profiles.c: the GPU profiles (fixtures/profiles) and the config of the
+ * universe served without one. Profiles are data: a profile is a YAML map
+ * of device fields plus the GPU's MIG profile table. */
 #ifndef MOKKA_PROFILES_H
 #define MOKKA_PROFILES_H
 
@@ -13,6 +14,9 @@ typedef struct mk_profile {
 } mk_profile;
 
 extern const mk_profile mk_profiles[];  /* ends with a NULL name */
+
+/* fixtures/configs/dgx-a100.yaml: the universe when no config is given. */
+extern const mk_ypacked mk_default_config;
 
 /* The profile called `name` (case-insensitive), or NULL. */
 const mk_profile *mk_profile_find(const char *name);

@@ -88,6 +88,23 @@ START_TEST(built_in_profiles_match_their_files)
 }
 END_TEST
 
+/* Without a config the library serves the DGX A100 fixture, carried parsed. */
+START_TEST(built_in_default_is_the_dgx_fixture)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fixtures/configs/dgx-a100.yaml", src_dir());
+    mk_diags d;
+    mk_diags_init(&d);
+    mk_ydoc *file = mk_yload_file(path, &d);
+    mk_ydoc *built_in = mk_yunpack("built-in default", &mk_default_config, &d);
+    ck_assert_msg(file && built_in, "the DGX A100 fixture does not load");
+    same_tree("dgx-a100", built_in->root, file->root);
+    mk_yfree(file);
+    mk_yfree(built_in);
+    mk_diags_free(&d);
+}
+END_TEST
+
 START_TEST(profile_names)
 {
     ck_assert_ptr_nonnull(mk_profile_find("h100-sxm5-80gb"));
@@ -373,6 +390,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_profile_loads_clean);
     tcase_add_test(tc, built_in_profiles_match_their_files);
+    tcase_add_test(tc, built_in_default_is_the_dgx_fixture);
     tcase_add_test(tc, profile_names);
     tcase_add_test(tc, layers);
     tcase_add_test(tc, profile_inferred_from_name);
