@@ -360,6 +360,16 @@ static int registered(const run *r, mk_nodesrc *src, uint64_t *version, size_t *
     return seen;
 }
 
+/* The plugin's last `lines` log lines, for a report to own; NULL when out
+ * of memory. */
+static char *log_tail(run *r, size_t lines)
+{
+    char *tail = malloc(65536);
+    if (tail)
+        mk_super_log_tail(r->super, tail, 65536, lines);
+    return tail;
+}
+
 /* Waits until a resource with devices is registered, then until nothing
  * new arrives for half a second (a MIG plugin registers several resources
  * one after the other). 0 when registered, else an exit code with the
@@ -379,9 +389,7 @@ static int wait_registered(run *r)
         char last[600];
         if (mk_super_status(r->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
             progress_done();
-            char *tail = malloc(65536);
-            if (tail)
-                mk_super_log_tail(r->super, tail, 65536, 60);
+            char *tail = log_tail(r, 60);
             mk_rcase *c = mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
                                           "the plugin %s and crashed %u time%s; it never "
                                           "registered", last, crashes, crashes == 1 ? "" : "s");
@@ -393,9 +401,7 @@ static int wait_registered(run *r)
         }
         if (mk_cancel || now_s() >= deadline) {
             progress_done();
-            char *tail = malloc(65536);
-            if (tail)
-                mk_super_log_tail(r->super, tail, 65536, 60);
+            char *tail = log_tail(r, 60);
             /* A plugin that crashed and is waiting to be started again
              * says so, not only that it did not register. */
             char crashed[700] = "";
@@ -606,8 +612,8 @@ static int finish(run *r, int rc)
                                 "interrupted by %s", strsignal(mk_cancel));
     if (r->super) {
         /* How the plugin took being stopped early. */
-        if (ended && (ended->output = malloc(65536)))
-            mk_super_log_tail(r->super, ended->output, 65536, 60);
+        if (ended)
+            ended->output = log_tail(r, 60);
         unsigned crashes;
         char last[600];
         mk_super_status(r->super, &crashes, NULL, last, sizeof last);
@@ -615,11 +621,8 @@ static int finish(run *r, int rc)
             mk_info("run", "the plugin crashed %u time%s during the run (last: %s)", crashes,
                     crashes == 1 ? "" : "s", last);
         mk_rsuite *s = r->rep.n ? r->rep.suites[0] : NULL;
-        if (s && !s->output) {
-            s->output = malloc(65536);
-            if (s->output)
-                mk_super_log_tail(r->super, s->output, 65536, 200);
-        }
+        if (s && !s->output)
+            s->output = log_tail(r, 200);
         mk_super_free(r->super);
     }
     if (r->kubelet)
