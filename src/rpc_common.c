@@ -96,10 +96,11 @@ void mk_rpc_format_status(char *err, size_t errlen, int code, grpc_slice details
         snprintf(err, errlen, "%s", mk_rpc_code_name(code));
 }
 
-/* gRPC, its upb protobuf runtime and Abseil come uninstrumented: ThreadSanitizer cannot see their
- * internal synchronisation and reports races inside them. Suppress reports
- * with their frames, which leaves every race within Mokka's own code
- * visible. TSan reads this at start-up; other builds never call it. */
+/* gRPC, its upb protobuf runtime and Abseil come uninstrumented:
+ * ThreadSanitizer cannot see their internal synchronisation and reports
+ * races inside them. Suppress reports with their frames, which leaves
+ * every race within Mokka's own code visible. TSan reads this at
+ * start-up; other builds never call it. */
 __attribute__((visibility("default"))) const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
 {
