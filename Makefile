@@ -13,9 +13,9 @@
 #   lib/core/*.c   shared core (config, universe, live state) -> libmokkacore.a
 #   lib/core/gen_*.c  build tools that generate sources         -> build/tools/
 #   lib/nvml/*.c   NVML entry points                           -> libnvidia-ml.so.1
-#   src/*.c src/cmd/*.c                                         -> mokka
-#   src/*.c but mokka.c   the engines, for tests and stand-ins  -> libmokkaengine.a
-#   tests/unit/test_*.c   one Check binary each
+#   src/*.c src/cmd/*.c src/ENGINE/*.c                          -> mokka
+#   src/ENGINE/*.c        the engines, for tests and stand-ins  -> libmokkaengine.a
+#   tests/unit/FOLDER/test_*.c  one Check binary each (FOLDER as in src/ or lib/)
 #   tests/unit/support/*.c  test doubles shared by the unit tests -> libmokkatest.a
 #   tests/standins/NAME.c or tests/standins/NAME/*.c  one stand-in program each
 #                         (device plugin, kube-watch)
@@ -41,8 +41,9 @@ pkglibs   = $(shell pkg-config --libs $(1) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 OPT     ?= -O2 -g
 CFLAGS  ?=
+MOVE_INC := $(patsubst %/,-I%,$(sort $(dir $(wildcard src/*/*.h tests/unit/*/*.h))))
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(OPT) \
-               -ffile-prefix-map=$(CURDIR)=. -Ilib/core -Ilib/nvml -Isrc -I$(B)/gen \
+               -ffile-prefix-map=$(CURDIR)=. -Ilib/core -Ilib/nvml -Isrc -I$(B)/gen $(MOVE_INC) \
                -DMOKKA_VERSION='"$(MOKKA_VERSION)"' -DMOKKA_COMMIT='"$(GIT_COMMIT)"'
 ifeq ($(SAN),asan)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -59,9 +60,10 @@ ZDEFS := $(if $(SAN),,-Wl,-z,defs)
 
 CORE_SRC := $(filter-out lib/core/gen_%.c,$(sort $(wildcard lib/core/*.c)))
 NVML_SRC := $(sort $(wildcard lib/nvml/*.c))
-CLI_SRC  := $(sort $(wildcard src/*.c src/cmd/*.c))
-PROTOS   := $(sort $(wildcard src/proto/*.proto))
-UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+ENGINE_SRC := $(filter-out src/cmd/%,$(sort $(wildcard src/*/*.c)))
+CLI_SRC  := $(sort $(wildcard src/*.c src/cmd/*.c)) $(ENGINE_SRC)
+PROTOS   := $(sort $(wildcard src/deviceplugin/proto/*.proto))
+UNIT_SRC := $(sort $(wildcard tests/unit/*/test_*.c))
 TSUPPORT_SRC := $(sort $(wildcard tests/unit/support/*.c))
 STANDIN_NAMES := $(sort $(basename $(notdir $(wildcard tests/standins/*.c))) \
                         $(notdir $(patsubst %/,%,$(dir $(wildcard tests/standins/*/*.c)))))
@@ -70,13 +72,13 @@ PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
 SUITES   := $(sort $(wildcard fixtures/suites/*.yaml))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
-PROTO_C  := $(patsubst src/proto/%.proto,$(B)/gen/%.pb-c.c,$(PROTOS))
+PROTO_C  := $(patsubst src/deviceplugin/proto/%.proto,$(B)/gen/%.pb-c.c,$(PROTOS))
 PROTO_O  := $(PROTO_C:.c=.o)
 GEN_O    := $(B)/gen/profiles.o
 CORE_O   := $(call obj,$(CORE_SRC)) $(GEN_O)
 NVML_O   := $(call obj,$(NVML_SRC)) $(B)/gen/nvml_stubs.o
 CLI_O    := $(call obj,$(CLI_SRC)) $(PROTO_O) $(B)/gen/libblob.o $(B)/gen/suites.o
-ENGINE_O := $(filter-out $(B)/src/mokka.o,$(call obj,$(sort $(wildcard src/*.c)))) $(PROTO_O)
+ENGINE_O := $(call obj,$(ENGINE_SRC)) $(PROTO_O)
 TSUPPORT_O := $(call obj,$(TSUPPORT_SRC))
 
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1
@@ -84,7 +86,7 @@ CORE_A   := $(B)/libmokkacore.a
 ENGINE_A := $(B)/libmokkaengine.a
 TSUPPORT_A := $(B)/libmokkatest.a
 MOKKA    := $(O)/mokka
-UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+UNIT_BIN := $(patsubst %,$(B)/tests/%,$(basename $(notdir $(UNIT_SRC))))
 STANDIN_BIN := $(patsubst %,$(B)/tests/%,$(STANDIN_NAMES))
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
@@ -108,9 +110,9 @@ $(B)/gen/profiles.c: $(B)/tools/gen_profiles $(DEFAULT_CONFIG) $(PROFILES)
 	@mkdir -p $(@D)
 	$(B)/tools/gen_profiles --default $(DEFAULT_CONFIG) $(PROFILES) > $@.tmp && mv $@.tmp $@
 
-$(B)/gen/suites.c: src/gen_embed.sh $(SUITES)
+$(B)/gen/suites.c: src/suite/gen_embed.sh $(SUITES)
 	@mkdir -p $(@D)
-	sh src/gen_embed.sh mk_suite_blobs $(SUITES) > $@.tmp && mv $@.tmp $@
+	sh src/suite/gen_embed.sh mk_suite_blobs $(SUITES) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_stubs.sh lib/nvml/exports.list lib/nvml/stubs.list $(wildcard lib/nvml/abi/*.h)
 	@mkdir -p $(B)/gen
@@ -118,9 +120,9 @@ $(B)/gen/nvml_stubs.c $(B)/gen/fntable.h $(B)/gen/exports.map &: lib/nvml/gen_st
 
 # protoc-c names a service method's function slot after the method, in lower
 # case: Registration's Register becomes the C keyword `register`.
-$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h &: src/proto/%.proto
+$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h &: src/deviceplugin/proto/%.proto
 	@mkdir -p $(B)/gen
-	protoc-c --proto_path=src/proto --c_out=$(B)/gen $<
+	protoc-c --proto_path=src/deviceplugin/proto --c_out=$(B)/gen $<
 	sed -i 's/(\*register)(/(*register_)(/' $(B)/gen/$*.pb-c.h
 
 # Keep every intermediate file (objects of tests, generated sources): make
@@ -190,10 +192,10 @@ endif
 $(MOKKA): $(CLI_O) $(CORE_A)
 	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(TSUPPORT_A) $(ENGINE_A) $(CORE_A)
+.SECONDEXPANSION:
+$(UNIT_BIN): $(B)/tests/%: $$(call obj,$$(filter %/$$*.c,$(UNIT_SRC))) $(TSUPPORT_A) $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_CLI)) -ldl -lpthread -lm
 
-.SECONDEXPANSION:
 $(STANDIN_BIN): $(B)/tests/%: $$(call obj,$$(wildcard tests/standins/$$*.c tests/standins/$$*/*.c)) $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 

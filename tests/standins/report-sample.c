@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../unit/fake_nodesrc.h"
+#include "../unit/suite/fake_nodesrc.h"
 #include "cli.h"
 #include "report.h"
 #include "suite.h"
