@@ -41,9 +41,8 @@ pkglibs   = $(shell pkg-config --libs $(1) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 OPT     ?= -O2 -g
 CFLAGS  ?=
-MOVE_INC := $(patsubst %/,-I%,$(sort $(dir $(wildcard src/*/*.h tests/unit/*/*.h))))
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(OPT) \
-               -ffile-prefix-map=$(CURDIR)=. -Ilib/core -Ilib/nvml -Isrc -I$(B)/gen $(MOVE_INC) \
+               -ffile-prefix-map=$(CURDIR)=. -Ilib/core -Ilib/nvml -Isrc -I$(B)/gen \
                -DMOKKA_VERSION='"$(MOKKA_VERSION)"' -DMOKKA_COMMIT='"$(GIT_COMMIT)"'
 ifeq ($(SAN),asan)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -72,6 +71,8 @@ PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
 SUITES   := $(sort $(wildcard fixtures/suites/*.yaml))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
+# The object of unit test NAME, wherever under tests/unit/ it lives.
+unit_obj = $(call obj,$(filter %/$(1).c,$(UNIT_SRC)))
 PROTO_C  := $(patsubst src/deviceplugin/proto/%.proto,$(B)/gen/%.pb-c.c,$(PROTOS))
 PROTO_O  := $(PROTO_C:.c=.o)
 GEN_O    := $(B)/gen/profiles.o
@@ -154,7 +155,7 @@ $(B)/gen/%.o: $(B)/gen/%.c
 
 $(B)/tests/%.o: tests/%.c $(PROTO_C) | $(B)/gen/fntable.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes $(call pkgcflags,$(PKGS_CLI) check) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Itests/unit $(call pkgcflags,$(PKGS_CLI) check) -MMD -MP -c -o $@ $<
 
 # --- artifacts ---------------------------------------------------------------
 $(CORE_A): $(CORE_O)
@@ -193,7 +194,7 @@ $(MOKKA): $(CLI_O) $(CORE_A)
 	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
 .SECONDEXPANSION:
-$(UNIT_BIN): $(B)/tests/%: $$(call obj,$$(filter %/$$*.c,$(UNIT_SRC))) $(TSUPPORT_A) $(ENGINE_A) $(CORE_A)
+$(UNIT_BIN): $(B)/tests/%: $$(call unit_obj,$$*) $(TSUPPORT_A) $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_CLI)) -ldl -lpthread -lm
 
 $(STANDIN_BIN): $(B)/tests/%: $$(call obj,$$(wildcard tests/standins/$$*.c tests/standins/$$*/*.c)) $(ENGINE_A) $(CORE_A)

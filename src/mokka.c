@@ -1,50 +1,8 @@
-/* mokka.c - the entry point: global options and the dispatch table that maps
- * a subcommand name to its file in src/cmd/ (git's builtin/ layout). */
+/* mokka.c - the entry point: global options, then dispatch through the
+ * command table (commands.c) to the subcommand's file in src/cmd/. */
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
-#include "cmds.h"
-#include "ytree.h"
-
-#define CMD(n, f) { n, cmd_##f, cmd_##f##_summary, cmd_##f##_help }
-const mk_cmd mk_commands[] = {
-    CMD("run", run),
-    CMD("assert", assert),
-    CMD("exec", exec),
-    CMD("smi", smi),
-    CMD("lint", lint),
-    CMD("render", render),
-    CMD("stats", stats),
-    CMD("metrics", metrics),
-    CMD("inject", inject),
-    CMD("doctor", doctor),
-    CMD("lib-path", lib_path),
-    CMD("extract-lib", extract_lib),
-    CMD("version", version),
-    CMD("help", help),
-    { 0, 0, 0, 0 }
-};
-
-const mk_cmd *mk_find_command(const char *name)
-{
-    for (const mk_cmd *c = mk_commands; c->name; c++)
-        if (strcmp(c->name, name) == 0)
-            return c;
-    return NULL;
-}
-
-int mk_unknown_command(const char *cmd, const char *name)
-{
-    const char *names[sizeof mk_commands / sizeof mk_commands[0]];
-    size_t n = 0;
-    for (const mk_cmd *c = mk_commands; c->name; c++)
-        names[n++] = c->name;
-    names[n] = NULL;
-    const char *near = mk_did_you_mean(name, names);
-    if (near)
-        return mk_usage_error(cmd, "'%s' is not a mokka command; did you mean '%s'?", name, near);
-    return mk_usage_error(cmd, "'%s' is not a mokka command", name);
-}
+#include "commands.h"
 
 int main(int argc, char **argv)
 {
@@ -54,10 +12,10 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             char *hv[] = { "help", NULL };
-            return cmd_help(1, hv);
+            return mk_find_command("help")->run(1, hv);
         } else if (strcmp(a, "--version") == 0) {
             char *vv[] = { "version", NULL };
-            return cmd_version(1, vv);
+            return mk_find_command("version")->run(1, vv);
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             mk_quiet = 1;
         } else if (strncmp(a, "--color=", 8) == 0 || strncmp(a, "--colour=", 9) == 0) {

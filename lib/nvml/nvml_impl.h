@@ -80,6 +80,9 @@ extern _Atomic unsigned mk_next_slot;
 extern __thread unsigned mk_tls_slot __attribute__((tls_model("initial-exec")));
 extern __thread unsigned mk_tls_calls __attribute__((tls_model("initial-exec")));
 
+/* nvml_reload.c: due time rules, and a reload when the config file changed
+ * (at most every MK_RELOAD_PERIOD_NS across threads). */
+#define MK_RELOAD_PERIOD_NS 500000000ull
 void mk_maintenance(void);
 
 static inline unsigned mk_slot(void)
@@ -118,6 +121,11 @@ static inline nvmlReturn_t mk_unsupported(mk_fn fn)
 
 /* The body of every function in stubs.list. */
 nvmlReturn_t mk_stub(mk_fn fn);
+
+/* The config file's stat (all 0 when absent or NULL), and one stderr line
+ * for a config problem with the first error's position. */
+void mk_config_stat(const char *path, struct stat *sb);
+void mk_config_report(const char *what, const mk_diags *d);
 
 /* --- handles ------------------------------------------------------------------ */
 

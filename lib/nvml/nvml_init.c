@@ -1,6 +1,6 @@
-/* nvml_init.c - nvmlInit*, nvmlShutdown and the library context: loading the
- * universe, attaching the live state, device handles, fork safety, and the
- * hot reload of the config file.
+/* nvml_init.c - nvmlInit*, nvmlShutdown: loading the universe, attaching the
+ * live state, device handles and fork safety. The context they fill is in
+ * nvml_lib.c, the hot reload in nvml_reload.c.
  *
  * Nothing runs at load time (no constructor, no thread): a host may dlopen
  * and dlclose the library several times before it calls anything. */
@@ -10,52 +10,12 @@
 #include <sys/stat.h>
 #include "nvml_impl.h"
 
-mk_lib mk_L = { .lock = PTHREAD_MUTEX_INITIALIZER };
-_Atomic unsigned mk_next_slot;
-__thread unsigned mk_tls_slot __attribute__((tls_model("initial-exec")));
-__thread unsigned mk_tls_calls __attribute__((tls_model("initial-exec")));
-
-#define RELOAD_PERIOD_NS 500000000ull
-
 static const char *config_path_from_env(void)
 {
     const char *p = getenv("MOCK_CONFIG_PATH");
     if (!p || !*p)
         p = getenv("MOKKA_CONFIG");
     return p && *p ? p : NULL;
-}
-
-/* One stderr line for a config problem, with the first error's position. */
-static void report_config(const char *what, const mk_diags *d)
-{
-    const mk_diag *g = mk_diags_first_error(d);
-    char line[1024];
-    if (!g) {
-        fprintf(stderr, "mokka: %s\n", what);
-        return;
-    }
-    mk_diag_format(g, line, sizeof line);
-    if (d->errors > 1)
-        fprintf(stderr, "mokka: %s: %s (and %zu more; run `mokka lint` on the file)\n", what,
-                line, d->errors - 1);
-    else
-        fprintf(stderr, "mokka: %s: %s\n", what, line);
-}
-
-static void stat_config(const char *path, struct stat *sb)
-{
-    if (!path || stat(path, sb) != 0)
-        memset(sb, 0, sizeof *sb);
-}
-
-/* Whether the file changed. Time stamps tick only every few milliseconds,
- * so a file replaced within one tick by one of the same size is told apart
- * by its inode (editors and `mokka` replace files whole) or change time. */
-static int config_changed(const struct stat *a, const struct stat *b)
-{
-    return a->st_ino != b->st_ino || a->st_dev != b->st_dev || a->st_size != b->st_size ||
-           a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
-           a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec;
 }
 
 /* Device handles live until the process ends, and are reused when the next
@@ -120,12 +80,12 @@ static nvmlReturn_t first_init(void)
     const char *path = config_path_from_env();
     struct stat seen;
     mk_diags_init(&d);
-    stat_config(path, &seen);  /* before reading: a change while it is read is seen later */
+    mk_config_stat(path, &seen);  /* before reading: a change while it is read is seen later */
     mk_universe *u = mk_universe_load(path, NULL, &d);
     if (!u) {
         char what[600];
         snprintf(what, sizeof what, "cannot load the GPU config %s", path ? path : "(built-in)");
-        report_config(what, &d);
+        mk_config_report(what, &d);
         mk_diags_free(&d);
         return NVML_ERROR_UNKNOWN;
     }
@@ -151,7 +111,7 @@ static nvmlReturn_t first_init(void)
     free(mk_L.config_path);
     mk_L.config_path = path ? strdup(path) : NULL;
     mk_L.config_stat = seen;
-    atomic_store(&mk_L.next_reload_check_ns, mk_now_mono_ns() + RELOAD_PERIOD_NS);
+    atomic_store(&mk_L.next_reload_check_ns, mk_now_mono_ns() + MK_RELOAD_PERIOD_NS);
     atomic_store_explicit(&mk_L.u, u, memory_order_release);
     mk_live_tick(&mk_L.live, u); /* rules already due (unhealthy_after_seconds: 0) fire now */
     return NVML_SUCCESS;
@@ -222,93 +182,4 @@ MK_API nvmlReturn_t nvmlShutdown(void)
     }
     pthread_mutex_unlock(&mk_L.lock);
     return rc;
-}
-
-nvmlReturn_t mk_stub(mk_fn fn)
-{
-    if (!atomic_load_explicit(&mk_L.refs, memory_order_acquire))
-        return NVML_ERROR_UNINITIALIZED;
-    mk_state_count(&mk_L.st, mk_slot(), fn, 1);
-    return NVML_ERROR_NOT_SUPPORTED;
-}
-
-/* --- hot reload ----------------------------------------------------------------- */
-
-/* Frees snapshots retired long enough ago. A call holds a snapshot for the
- * duration of one NVML call, and an event wait takes a fresh one at least
- * every 500 ms, so ten seconds is a wide margin; without it a config
- * rewritten all day would keep every version in memory. */
-#define RETIRE_GRACE_NS 10000000000ull
-
-static void free_retired(uint64_t now)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < mk_L.nretired; i++) {
-        if (now - mk_L.retired[i].at_ns > RETIRE_GRACE_NS)
-            mk_universe_free(mk_L.retired[i].u);
-        else
-            mk_L.retired[kept++] = mk_L.retired[i];
-    }
-    mk_L.nretired = kept;
-}
-
-/* Called with the lock held, when the file's mtime or size changed. */
-static void reload(void)
-{
-    mk_diags d;
-    char why[256];
-    mk_diags_init(&d);
-    mk_universe *old = atomic_load(&mk_L.u);
-    mk_universe *nu = mk_universe_load(mk_L.config_path, old->node, &d);
-    if (!nu) {
-        report_config("config reload refused, the running GPUs are unchanged", &d);
-    } else if (!mk_universe_same_identity(old, nu, why, sizeof why)) {
-        fprintf(stderr, "mokka: config reload of %s refused: %s (identity changes need a "
-                "restart); the running GPUs are unchanged\n", mk_L.config_path, why);
-        mk_universe_free(nu);
-    } else {
-        free_retired(mk_now_mono_ns());
-        struct mk_retired *r = realloc(mk_L.retired, (mk_L.nretired + 1) * sizeof *r);
-        if (!r) {
-            mk_universe_free(nu);
-        } else {
-            mk_L.retired = r;
-            mk_L.retired[mk_L.nretired++] = (struct mk_retired){ old, mk_now_mono_ns() };
-            nu->seed = old->seed; /* a reload continues the sequences, it does not restart them */
-            nu->has_seed = old->has_seed;
-            for (size_t i = 0; i < nu->ndev; i++)
-                for (int m = 0; m < MK_M_COUNT; m++)
-                    if (nu->dev[i].lv[m].kind == MK_LV_FIXED)
-                        atomic_store(&mk_L.st.dev[i].value[m], nu->dev[i].lv[m].lo);
-            mk_live_rules_changed(&mk_L.live, old, nu);
-            atomic_store_explicit(&mk_L.u, nu, memory_order_release);
-            atomic_fetch_add(&mk_L.st.hdr->reloads, 1);
-            mk_state_wake(&mk_L.st);
-        }
-    }
-    mk_diags_free(&d);
-}
-
-/* Also fires due time rules, for clients that never wait for events. */
-void mk_maintenance(void)
-{
-    uint64_t now = mk_now_mono_ns();
-    uint64_t due = atomic_load_explicit(&mk_L.next_reload_check_ns, memory_order_relaxed);
-    if (now < due ||
-        !atomic_compare_exchange_strong(&mk_L.next_reload_check_ns, &due, now + RELOAD_PERIOD_NS))
-        return;
-    if (pthread_mutex_trylock(&mk_L.lock) != 0)
-        return; /* init, shutdown or another reload is busy: look again later */
-    if (atomic_load(&mk_L.refs) > 0)
-        mk_live_tick(&mk_L.live, mk_universe_now());
-    if (atomic_load(&mk_L.refs) > 0 && mk_L.config_path) {
-        struct stat sb;
-        stat_config(mk_L.config_path, &sb);
-        if (config_changed(&sb, &mk_L.config_stat)) {
-            mk_L.config_stat = sb;
-            if (sb.st_ino)
-                reload();
-        }
-    }
-    pthread_mutex_unlock(&mk_L.lock);
 }

@@ -1,10 +1,9 @@
 /* libblob.c - the embedded library, its hash, and identifying library files
- * (see libblob.h). */
+ * (see bundle.h). */
 #include <pthread.h>
 #include "ids.h"
-#include "fsutil.h"
-#include "libblob.h"
-#include "libmark.h"
+#include "util/util.h"
+#include "bundle.h"
 
 extern const unsigned char mk_libblob[], mk_libblob_end[];
 

@@ -5,7 +5,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "libmark.h"
+#include "bundle.h"
 
 /* Every build of the library reads this variable and carries its name; the
  * NVIDIA driver has no reason to. */

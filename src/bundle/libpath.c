@@ -1,4 +1,4 @@
-/* libpath.c - a real file holding Mokka's libnvidia-ml.so.1 (see libpath.h):
+/* libpath.c - a real file holding Mokka's libnvidia-ml.so.1 (see bundle.h):
  * a copy beside the binary when it has the same bytes, else the embedded
  * copy materialised once in a per-user cache named by its hash. */
 #include <errno.h>
@@ -9,9 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fsutil.h"
-#include "libblob.h"
-#include "libpath.h"
+#include "util/util.h"
+#include "bundle.h"
 
 static int fits(int n, size_t len)
 {

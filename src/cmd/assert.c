@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cli.h"
 #include "cmds.h"
-#include "kube.h"
-#include "outputs.h"
-#include "runenv.h"
-#include "suite.h"
+#include "commands.h"
+#include "kube/kube.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "suite/suite.h"
 #include "units.h"
 
 const char cmd_assert_summary[] = "check suites against nodes through the Kubernetes API server";

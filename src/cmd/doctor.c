@@ -3,9 +3,9 @@
  * PASS / FAIL / WARN line per check with the fix for each failure. */
 #include <stdlib.h>
 #include <unistd.h>
-#include "cli.h"
 #include "cmds.h"
-#include "doctor.h"
+#include "commands.h"
+#include "doctor/doctor.h"
 
 const char cmd_doctor_summary[] = "check the library, a process on the mock and kubelet sockets";
 const char cmd_doctor_help[] =

@@ -12,12 +12,11 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cfgcheck.h"
-#include "cli.h"
+#include "config/config.h"
 #include "cmds.h"
-#include "fsutil.h"
-#include "libpath.h"
-#include "statedir.h"
+#include "commands.h"
+#include "bundle/bundle.h"
+#include "stateview/stateview.h"
 
 const char cmd_exec_summary[] = "run a program on the mock GPUs";
 const char cmd_exec_help[] =

@@ -3,10 +3,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "cli.h"
 #include "cmds.h"
-#include "libmark.h"
-#include "libpath.h"
+#include "commands.h"
+#include "bundle/bundle.h"
 
 const char cmd_extract_lib_summary[] = "write Mokka's libnvidia-ml.so.1 into a directory";
 const char cmd_extract_lib_help[] =

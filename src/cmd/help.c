@@ -1,8 +1,8 @@
 /* help.c - `mokka help [CMD]`: the list of commands, or one command's help
  * (the very text `mokka CMD --help` prints). */
 #include <stdio.h>
-#include "cli.h"
 #include "cmds.h"
+#include "commands.h"
 
 const char cmd_help_summary[] = "list the commands, or show one command's help";
 const char cmd_help_help[] =

@@ -3,9 +3,9 @@
  * its next query or event wait. */
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "cmds.h"
-#include "stateview.h"
+#include "commands.h"
+#include "stateview/stateview.h"
 #include "units.h"
 #include "ytree.h"
 
@@ -253,7 +253,9 @@ int cmd_inject(int argc, char **argv)
         case 'q': mk_quiet = 1; break;
         case 'h': mk_print_help(self, stdout); free(r.pins); return MK_EXIT_OK;
         default:
-            if ((x = mk_view_opt(self, c, optarg, &w)) >= 0) {
+            if ((x = mk_view_opt(self->name, c, optarg, &w)) == MK_VIEW_NOT_MINE)
+                x = mk_common_opt(self, c, optarg);
+            if (x >= 0) {
                 free(r.pins);
                 return (int)x;
             }

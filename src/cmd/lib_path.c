@@ -1,9 +1,9 @@
 /* lib_path.c - `mokka lib-path`: where Mokka's libnvidia-ml.so.1 is on disk
  * (materialising the bundled copy first when needed). */
 #include <stdio.h>
-#include "cli.h"
 #include "cmds.h"
-#include "libpath.h"
+#include "commands.h"
+#include "bundle/bundle.h"
 
 const char cmd_lib_path_summary[] = "print the path of Mokka's libnvidia-ml.so.1";
 const char cmd_lib_path_help[] =

@@ -3,12 +3,10 @@
  * the first) as file:line:col. */
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "cmds.h"
-#include "configin.h"
-#include "diagprint.h"
-#include "lint_strict.h"
-#include "suite.h"
+#include "commands.h"
+#include "config/config.h"
+#include "suite/suite.h"
 
 const char cmd_lint_summary[] = "check configs and suites (and suspicious values with --strict)";
 const char cmd_lint_help[] =

@@ -4,12 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
 #include "cmds.h"
-#include "exposition.h"
-#include "httpd.h"
-#include "prom.h"
-#include "stateview.h"
+#include "commands.h"
+#include "metrics/metrics.h"
+#include "stateview/stateview.h"
 
 const char cmd_metrics_summary[] = "expose a running mock's GPUs as dcgm-exporter metrics";
 const char cmd_metrics_help[] =
@@ -158,7 +156,9 @@ int cmd_metrics(int argc, char **argv)
         case 'q': mk_quiet = 1; break;
         case 'h': mk_print_help(self, stdout); return MK_EXIT_OK;
         default:
-            if ((rc = mk_view_opt(self, c, optarg, &w)) >= 0)
+            if ((rc = mk_view_opt(self->name, c, optarg, &w)) == MK_VIEW_NOT_MINE)
+                rc = mk_common_opt(self, c, optarg);
+            if (rc >= 0)
                 return rc;
         }
     }

@@ -3,12 +3,9 @@
  * built-in GPU profiles. */
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "cmds.h"
-#include "configin.h"
-#include "diagprint.h"
-#include "universe_json.h"
-#include "yamlout.h"
+#include "commands.h"
+#include "config/config.h"
 
 const char cmd_render_summary[] = "print the concrete universe a node would see";
 const char cmd_render_help[] =

@@ -19,20 +19,15 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
 #include "cmds.h"
-#include "embed.h"
-#include "kube.h"
-#include "kubelet.h"
-#include "libpath.h"
-#include "outputs.h"
-#include "plugenv.h"
-#include "report.h"
-#include "runenv.h"
-#include "sandbox.h"
-#include "statedir.h"
-#include "suite.h"
-#include "supervise.h"
+#include "commands.h"
+#include "suite/suite.h"
+#include "kube/kube.h"
+#include "kubelet/kubelet.h"
+#include "bundle/bundle.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "stateview/stateview.h"
 #include "units.h"
 
 const char cmd_run_summary[] = "run the device plugin on virtual GPUs and assert on what the node advertises";

@@ -4,12 +4,11 @@
  * Mokka's under `mokka exec`, or Mokka's own copy with --mock. */
 #include <stdlib.h>
 #include <string.h>
-#include "cfgcheck.h"
-#include "cli.h"
+#include "config/config.h"
 #include "cmds.h"
-#include "libmark.h"
-#include "libpath.h"
-#include "smi_doc.h"
+#include "commands.h"
+#include "bundle/bundle.h"
+#include "smi/smi.h"
 
 const char cmd_smi_summary[] = "show the GPUs NVML reports, like nvidia-smi";
 const char cmd_smi_help[] =

@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "cli.h"
 #include "cmds.h"
-#include "stateview.h"
+#include "commands.h"
+#include "stateview/stateview.h"
 #include "units.h"
 
 const char cmd_stats_summary[] = "show live values, health and NVML calls of a running mock";
@@ -302,7 +302,9 @@ int cmd_stats(int argc, char **argv)
         case 'q': mk_quiet = 1; break;
         case 'h': mk_print_help(self, stdout); return MK_EXIT_OK;
         default:
-            if ((rc = mk_view_opt(self, c, optarg, &w)) >= 0)
+            if ((rc = mk_view_opt(self->name, c, optarg, &w)) == MK_VIEW_NOT_MINE)
+                rc = mk_common_opt(self, c, optarg);
+            if (rc >= 0)
                 return rc;
         }
     }

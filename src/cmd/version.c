@@ -3,9 +3,9 @@
  * that built it. */
 #include <jansson.h>
 #include <stdio.h>
-#include "cli.h"
 #include "cmds.h"
-#include "libblob.h"
+#include "commands.h"
+#include "bundle/bundle.h"
 #include "universe.h"
 
 const char cmd_version_summary[] = "show Mokka's version and the NVML and driver it emulates";

@@ -1,11 +1,11 @@
-/* cfgcheck.c - a GPU config through the core loader (see cfgcheck.h). */
+/* cfgcheck.c - a GPU config through the core loader (see config.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cfgcheck.h"
-#include "cli.h"
+#include "config.h"
+#include "util/util.h"
 #include "universe.h"
 
 int mk_config_check(const char *path, size_t *ngpus, char **errors)

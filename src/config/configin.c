@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "configin.h"
+#include "config.h"
 
 #define MK_INPUT_MAX (64u << 20)
 

@@ -2,8 +2,8 @@
  * diagprint.h). */
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "diagprint.h"
+#include "util/util.h"
+#include "config.h"
 
 static int cmp_str(const char *a, const char *b)
 {

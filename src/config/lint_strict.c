@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lint_strict.h"
+#include "config.h"
 #include "units.h"
 
 typedef struct finding {

@@ -1,11 +1,11 @@
-/* universe_json.c - the concrete universe as a JSON tree (see universe_json.h).
+/* universe_json.c - the concrete universe as a JSON tree (see config.h).
  * Key names and value syntax follow the config (lib/core/config_device.c),
  * so a reviewer reads render output with the same eyes as a config. */
 #include <stdio.h>
 #include <string.h>
 #include "profiles.h"
 #include "units.h"
-#include "universe_json.h"
+#include "config.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)

@@ -1,10 +1,10 @@
-/* yamlout.c - a JSON tree as YAML (see yamlout.h). */
+/* yamlout.c - a JSON tree as YAML (see config.h). */
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <yaml.h>
-#include "yamlout.h"
+#include "config.h"
 
 #define FLOW_MAX_KEYS 5
 

@@ -6,7 +6,7 @@
 #define MOKKA_DEVICEPLUGIN_H
 
 #include "deviceplugin.pb-c.h"
-#include "nodeview.h"
+#include "nodeview/nodeview.h"
 #include "rpc.h"
 
 #define MK_DP_VERSION        "v1beta1"

@@ -1,6 +1,6 @@
 /* doctor.c - the lines of `mokka doctor`'s report (see doctor.h). */
 #include <stdarg.h>
-#include "cli.h"
+#include "util/util.h"
 #include "doctor.h"
 
 void mk_dr_section(mk_doctor *d, const char *fmt, ...)

@@ -3,12 +3,11 @@
  * exported) and the config programs will read. */
 #include <stdlib.h>
 #include <string.h>
-#include "cfgcheck.h"
+#include "config/config.h"
 #include "doctor.h"
 #include "elfinfo.h"
 #include "fntable.h"
-#include "libblob.h"
-#include "libpath.h"
+#include "bundle/bundle.h"
 
 /* Every function lib/nvml/exports.list names, compiled in. */
 #define MK_FN_NAME(name) #name,

@@ -10,14 +10,12 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
-#include "cfgcheck.h"
+#include "config/config.h"
 #include "doctor.h"
 #include "elfinfo.h"
-#include "libblob.h"
-#include "libpath.h"
-#include "procenv.h"
+#include "bundle/bundle.h"
+#include "stateview/stateview.h"
 #include "state.h"
-#include "statepids.h"
 
 #define HEALTHY_BUT "Healthy but nvidia-smi fails in the container"
 #define NO_EFFECT "LD_PRELOAD had no effect"

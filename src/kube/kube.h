@@ -16,7 +16,7 @@
 #define MOKKA_KUBE_H
 
 #include <stddef.h>
-#include "nodeview.h"
+#include "nodeview/nodeview.h"
 
 typedef struct mk_kube mk_kube;
 

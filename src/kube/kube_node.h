@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
-#include "nodeview.h"
+#include "nodeview/nodeview.h"
 
 /* Parse a Kubernetes quantity ("8", "1k", "1Ki", "500m", "1.5", "2e3") into
  * its value rounded up to an integer, as Quantity.Value() does. Returns 0

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "abstime.h"
+#include "util/util.h"
 #include "kube_node.h"
 #include "kube_store.h"
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "nodeview.h"
+#include "nodeview/nodeview.h"
 
 typedef struct mk_kstore mk_kstore;
 

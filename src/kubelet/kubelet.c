@@ -1,6 +1,7 @@
 /* kubelet.c - the built-in kubelet's lifecycle and its Registration
  * service: guarding and serving <dir>/kubelet.sock, checking Register
- * requests as the kubelet does, and the resource table they fill. */
+ * requests as the kubelet does, and filling the resource table through
+ * kubelet_plugin.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,31 +9,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "deviceplugin.h"
+#include "deviceplugin/deviceplugin.h"
 #include "kubelet_impl.h"
-
-void mk_kl_changed_locked(mk_kubelet *k)
-{
-    k->version++;
-    pthread_cond_broadcast(&k->cv);
-}
-
-void mk_kl_emit(mk_kubelet *k, mk_kubelet_event_kind kind, const char *resource,
-                const char *endpoint, size_t healthy, size_t total, const char *msg)
-{
-    if (!k->opts.on_event)
-        return;
-    mk_kubelet_event ev = { kind, resource, endpoint, healthy, total, msg };
-    k->opts.on_event(k->opts.event_ctx, &ev);
-}
-
-mk_kl_resource *mk_kl_find_locked(mk_kubelet *k, const char *name)
-{
-    for (size_t i = 0; i < k->nres; i++)
-        if (strcmp(k->res[i].name, name) == 0)
-            return &k->res[i];
-    return NULL;
-}
 
 /* The checks the kubelet makes before it talks to a plugin. */
 static int check_request(const V1beta1__RegisterRequest *r, char *msg, size_t msglen)

@@ -16,7 +16,7 @@
 #define MOKKA_KUBELET_H
 
 #include <stddef.h>
-#include "nodeview.h"
+#include "nodeview/nodeview.h"
 
 typedef struct mk_kubelet mk_kubelet;
 

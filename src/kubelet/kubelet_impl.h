@@ -1,5 +1,7 @@
 /* kubelet_impl.h - the built-in kubelet's state, shared by kubelet.c,
- * kubelet_plugin.c and kubelet_nodesrc.c.
+ * kubelet_plugin.c, kubelet_nodesrc.c and kubelet_state.c. Calls run one
+ * way: kubelet.c -> kubelet_nodesrc.c -> kubelet_plugin.c -> kubelet_state.c
+ * (kubelet.c also calls kubelet_plugin.c directly).
  *
  * Locking: k->mu guards the resource table, the version, every plugin
  * connection's reference count and `closing` flag, and `users`. Nothing
@@ -10,7 +12,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "kubelet.h"
-#include "rpc.h"
+#include "deviceplugin/deviceplugin.h"
 
 /* One registration of a plugin: its channel and ListAndWatch stream. A
  * Register for the same resource replaces it; calls in flight keep it alive
@@ -46,7 +48,7 @@ struct mk_kubelet {
     int stopping;
 };
 
-/* kubelet.c */
+/* kubelet_state.c (call with k->mu held: *_locked) */
 void mk_kl_changed_locked(mk_kubelet *k);
 void mk_kl_emit(mk_kubelet *k, mk_kubelet_event_kind kind, const char *resource,
                 const char *endpoint, size_t healthy, size_t total, const char *msg);

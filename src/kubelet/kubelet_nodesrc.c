@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "abstime.h"
-#include "deviceplugin.h"
+#include "util/util.h"
+#include "deviceplugin/deviceplugin.h"
 #include "kubelet_impl.h"
 
 static int snapshot(mk_nodesrc *s, mk_nv_nodes *out, char *err, size_t errlen)

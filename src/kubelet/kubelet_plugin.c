@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "deviceplugin.h"
+#include "deviceplugin/deviceplugin.h"
 #include "kubelet_impl.h"
 
 static void conn_free(mk_kl_conn *c)

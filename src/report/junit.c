@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "duration.h"
+#include "util/util.h"
 #include "report.h"
-#include "textclean.h"
-#include "xalloc.h"
 
 #define MESSAGE_MAX 1000   /* bytes of a failure message attribute */
 

@@ -1,11 +1,10 @@
-/* outputs.c - report outputs and the cancel switch (see outputs.h). */
+/* outputs.c - report outputs and the cancel switch (see report.h). */
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "abstime.h"
-#include "cli.h"
-#include "outputs.h"
+#include "util/util.h"
+#include "report.h"
 
 volatile sig_atomic_t mk_cancel;
 

@@ -6,9 +6,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
+#include "util/util.h"
 #include "report.h"
-#include "xalloc.h"
 
 void mk_report_init(mk_report *r)
 {

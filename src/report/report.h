@@ -3,10 +3,13 @@
  * The suite engine and the commands fill a report; the writers (JUnit XML,
  * JSON, the terminal summary) only read it. Text fields hold whatever the
  * producers give (plugin logs with colours, node annotations); each writer
- * cleans and escapes for its own format, so none can be broken by content. */
+ * cleans and escapes for its own format, so none can be broken by content.
+ * Also: outputs.c.
+ */
 #ifndef MOKKA_REPORT_H
 #define MOKKA_REPORT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -84,5 +87,30 @@ int mk_summary_write(const mk_report *r, FILE *f);     /* summary.c; colour per 
  * rename, so CI never picks up half a report. 0, or -1 with err set. */
 int mk_report_save(const mk_report *r, const char *path,
                    int (*writer)(const mk_report *, FILE *), char *err, size_t errlen);
+
+
+/* outputs.c: where `mokka run` and `mokka assert` put their results: the
+ * summary on stderr, --junit FILE, --report json[=FILE]; and the shared
+ * cancel switch (SIGINT, SIGTERM, --timeout) that stops a run early while
+ * still writing every report. */
+typedef struct mk_outputs {
+    const char *junit;   /* --junit FILE or NULL */
+    const char *json;    /* --report json: "-" (stdout) or FILE, or NULL */
+} mk_outputs;
+
+/* Takes --report's argument; 0, or MK_EXIT_USAGE after a message. */
+int mk_outputs_report_opt(mk_outputs *o, const char *cmd, const char *arg);
+/* Summary to stderr, then the files; 0, or MK_EXIT_ENV when one could not
+ * be written (after a message). */
+int mk_outputs_write(const mk_outputs *o, const char *cmd, const mk_report *rep);
+
+/* The cancel switch: 0 while running, else the signal that stopped the run
+ * (SIGALRM for --timeout). */
+extern volatile sig_atomic_t mk_cancel;
+/* Catches SIGINT and SIGTERM into mk_cancel and starts a watchdog that sets
+ * SIGALRM after timeout_s; mk_cancel_stop ends the watchdog. */
+int mk_cancel_start(double timeout_s);
+void mk_cancel_stop(void);
+
 
 #endif

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "report.h"
-#include "textclean.h"
+#include "util/util.h"
 
 #define JSON_SCHEMA_VERSION 1
 

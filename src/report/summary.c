@@ -5,10 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "duration.h"
+#include "util/util.h"
 #include "report.h"
-#include "textclean.h"
 
 static const struct { const char *word, *sgr; } looks[] = {
     [MK_ST_PASS] = {"PASS ", "32"},

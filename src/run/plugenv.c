@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "plugenv.h"
+#include "run.h"
 
 extern char **environ;
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runenv.h"
+#include "run.h"
 #include "units.h"
 
 /* The live state appears when the plugin first calls nvmlInit; attach to it

@@ -1,4 +1,4 @@
-/* sandbox.c - building and entering the GPU-node sandbox (see sandbox.h). */
+/* sandbox.c - building and entering the GPU-node sandbox (see run.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "sandbox.h"
+#include "run.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t len, const char *fmt, ...)

@@ -1,5 +1,5 @@
 /* supervise.c - starting, watching, restarting and stopping the device
- * plugin (see supervise.h).
+ * plugin (see run.h).
  *
  * One thread per supervised plugin polls the plugin's stdout and stderr
  * pipes, turns them into timestamped lines, notices the exit, and restarts
@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "abstime.h"
-#include "supervise.h"
+#include "util/util.h"
+#include "run.h"
 
 #define RING 400
 #define LINE_MAX_LEN 4096

@@ -1,10 +1,10 @@
-/* smi_doc.c - gathering the smi document through NVML (see smi_doc.h). The
+/* smi_doc.c - gathering the smi document through NVML (see smi.h). The
  * keys and their order follow nvidia-smi -q, whose labels smi_query.c maps
  * them back to. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "smi_doc.h"
+#include "smi.h"
 
 /* The library being read; set for the duration of mk_smi_gather. */
 static const mk_nvml *N;

@@ -1,6 +1,6 @@
 /* smi_list.c - `mokka smi -L`: one line per GPU and per MIG device, as
  * nvidia-smi -L prints them. */
-#include "smi_doc.h"
+#include "smi.h"
 
 void mk_smi_print_list(json_t *doc, FILE *f)
 {

@@ -2,7 +2,7 @@
  * out, "Label : value" with the colon in column 42, nested by four spaces.
  * It walks the document in order, so whatever --json holds is shown here. */
 #include <string.h>
-#include "smi_doc.h"
+#include "smi.h"
 
 #define COLON_COL 42
 

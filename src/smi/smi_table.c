@@ -2,7 +2,7 @@
  * nvidia-smi's table layout (the 535 driver's column positions): a GPU
  * table, a MIG device table when there are MIG devices, and the processes. */
 #include <string.h>
-#include "smi_doc.h"
+#include "smi.h"
 
 #define RULE "+---------------------------------------------------------------------------------------+\n"
 #define GPU_RULE "+-----------------------------------------+----------------------+----------------------+\n"

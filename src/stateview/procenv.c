@@ -1,4 +1,4 @@
-/* procenv.c - reading /proc/PID/environ (see procenv.h). */
+/* procenv.c - reading /proc/PID/environ (see stateview.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "libmark.h"
-#include "procenv.h"
+#include "bundle/bundle.h"
+#include "stateview.h"
 
 int mk_procenv_read(pid_t pid, mk_procenv *env)
 {

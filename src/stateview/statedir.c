@@ -1,5 +1,5 @@
 /* statedir.c - live-state directories: where they live, making and removing
- * them, and finding the one a program on the mock uses (see statedir.h). */
+ * them, and finding the one a program on the mock uses (see stateview.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,10 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fsutil.h"
-#include "procenv.h"
-#include "statedir.h"
-#include "statepids.h"
+#include "util/util.h"
+#include "stateview.h"
 
 int mk_statedir_base(char *out, size_t len, char *err, size_t errlen)
 {

@@ -1,4 +1,4 @@
-/* statepids.c - the attached processes of a state file (see statepids.h).
+/* statepids.c - the attached processes of a state file (see stateview.h).
  * The header is read with pread, not mapped through the core's
  * mk_state_open_existing: closing that detaches the caller's pid, which
  * would detach a program that looks at its own state file. */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "state.h"
-#include "statepids.h"
+#include "stateview.h"
 
 int mk_pid_alive(pid_t pid)
 {

@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "util/util.h"
 #include "live.h"
 #include "stateview.h"
-#include "statedir.h"
 
-int mk_view_opt(const mk_cmd *self, int c, const char *arg, mk_view_where *w)
+int mk_view_opt(const char *cmd, int c, const char *arg, mk_view_where *w)
 {
     char *end;
     long pid;
@@ -24,11 +23,11 @@ int mk_view_opt(const mk_cmd *self, int c, const char *arg, mk_view_where *w)
         errno = 0;
         pid = strtol(arg, &end, 10);
         if (!*arg || *end || errno || pid <= 0 || pid > 0x7fffffff)
-            return mk_usage_error(self->name, "--pid takes a process id, not '%s'", arg);
+            return mk_usage_error(cmd, "--pid takes a process id, not '%s'", arg);
         w->pid = (pid_t)pid;
         return -1;
     default:
-        return mk_common_opt(self, c, arg);
+        return MK_VIEW_NOT_MINE;
     }
 }
 

@@ -1,16 +1,20 @@
-/* stateview.h - what `mokka stats`, `metrics` and `inject` share: the
- * --state-dir/--pid options, finding and opening a live state (statedir.h,
- * state.h), the universe named in its header (for static fields such as the
- * memory total), and readings derived from the state without writing to it. */
+/* stateview.h - live states seen from the CLI: where live-state
+ * directories live, which processes are attached, other processes'
+ * environments, and finding, opening and reading one state. */
 #ifndef MOKKA_STATEVIEW_H
 #define MOKKA_STATEVIEW_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "cli.h"
+#include "util/util.h"
 #include "state.h"
 #include "universe.h"
 
+/* stateview.c: what `mokka stats`, `metrics` and `inject` share: the
+ * --state-dir/--pid options, finding and opening a live state (statedir.h,
+ * state.h), the universe named in its header (for static fields such as the
+ * memory total), and readings derived from the state without writing to it. */
 enum { MK_OPT_STATE_DIR = 0x1100, MK_OPT_PID };
 #define MK_VIEW_OPTS \
     {"state-dir", required_argument, 0, MK_OPT_STATE_DIR}, \
@@ -21,10 +25,12 @@ typedef struct mk_view_where {
     pid_t pid;         /* --pid, 0 when not given */
 } mk_view_where;
 
-/* For the default case of a getopt loop: --state-dir and --pid, else the
- * common options (cli.h). Returns -1 when parsing goes on, else the exit
- * code to return (0 after --help, 2 after a usage error). */
-int mk_view_opt(const mk_cmd *self, int c, const char *arg, mk_view_where *w);
+/* For the default case of command `cmd`'s getopt loop: --state-dir and
+ * --pid. Returns -1 when parsing goes on, MK_VIEW_NOT_MINE for any other
+ * option (the caller passes it to the common options), else the exit code
+ * to return (2 after a usage error). */
+#define MK_VIEW_NOT_MINE (-2)
+int mk_view_opt(const char *cmd, int c, const char *arg, mk_view_where *w);
 
 typedef struct mk_view {
     mk_state st;
@@ -61,5 +67,64 @@ mk_call_row *mk_view_calls(const mk_view *v, size_t *n);
 
 /* "healthy", "xid 79", "ecc" or "lost". */
 void mk_view_health(const mk_view *v, unsigned i, char *buf, size_t len);
+
+
+/* statedir.c: where live-state directories live and how the CLI finds the
+ * one a program on the mock is using.
+ *
+ * `mokka exec` and `mokka run` give every program they start a fresh state
+ * directory through MOKKA_STATE_DIR: <base>/<command>-<pid>, where <base> is
+ * $MOKKA_RUNTIME_DIR, else $XDG_RUNTIME_DIR/mokka, else /tmp/mokka-<uid>
+ * (created 0700). The library creates <dir>/state in it (state.h). `mokka
+ * stats|metrics|inject` find it by --state-dir DIR, by --pid PID (read from
+ * /proc/PID/environ), or as the only live one under <base>. */
+/* The base directory (created if missing). 0 or -1 with err. */
+int mk_statedir_base(char *out, size_t len, char *err, size_t errlen);
+/* Creates <base>/<tag>-<pid> for a new program; 0 or -1 with err. */
+int mk_statedir_new(const char *tag, char *out, size_t len, char *err, size_t errlen);
+/* Removes a state directory made by mk_statedir_new and everything in it
+ * (`mokka run` keeps the sandbox's trees there). */
+void mk_statedir_remove(const char *dir);
+
+/* Finds the state file: --state-dir (dir != NULL), --pid (pid > 0), or the
+ * only directory under the base whose state file has a live attached
+ * process. Writes the state file's path; 0 or -1 with an error that says
+ * what was looked at and what to pass instead. */
+int mk_statedir_find(const char *dir, pid_t pid, char *path, size_t len, char *err, size_t errlen);
+
+
+/* statepids.c: which processes a live-state file says are attached, and
+ * which of them are still alive. */
+/* Fills pids (up to max) with the live processes attached to the state file
+ * at path; returns how many, or -1 with err when it is not a readable Mokka
+ * state file. */
+int mk_state_live_pids(const char *path, pid_t *pids, int max, char *err, size_t errlen);
+/* Whether process pid exists (kill(pid, 0) succeeds or is refused). */
+int mk_pid_alive(pid_t pid);
+
+
+/* procenv.c: another process's environment, read from /proc/PID/environ,
+ * and whether it points the dynamic loader at Mokka's library. */
+typedef struct mk_procenv {
+    char *buf;     /* NAME=value entries, each NUL-terminated */
+    size_t len;
+} mk_procenv;
+
+/* 0, or -1 with errno (ENOENT: no such process, EACCES: another user's). */
+int mk_procenv_read(pid_t pid, mk_procenv *env);
+/* The value of NAME, or NULL when the process does not have it. */
+const char *mk_procenv_get(const mk_procenv *env, const char *name);
+void mk_procenv_free(mk_procenv *env);
+
+/* The path through which we see the file that process pid calls path:
+ * relative to its cwd (/proc/PID/cwd/...), inside its root when that is not
+ * ours (/proc/PID/root/..., a container's files, not ours), else path
+ * itself (also when /proc/PID is closed to us: another user's process). */
+void mk_proc_path(pid_t pid, const char *path, char *out, size_t len);
+/* Whether LD_PRELOAD or LD_LIBRARY_PATH in the environment of process pid
+ * leads to a Mokka libnvidia-ml.so.1; on 1 writes "LD_PRELOAD=<file>" or
+ * "LD_LIBRARY_PATH entry <dir>" into how. */
+int mk_procenv_mokka_lib(pid_t pid, const mk_procenv *env, char *how, size_t len);
+
 
 #endif

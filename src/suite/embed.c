@@ -1,6 +1,6 @@
 /* embed.c - looking up embedded data files by name. */
 #include <strings.h>
-#include "embed.h"
+#include "suite.h"
 
 const mk_blob *mk_blob_find(const mk_blob *table, const char *name)
 {

@@ -5,15 +5,17 @@
  * The engine never knows whether the built-in kubelet or the API server is
  * behind the view: an environment (mk_suite_env) hands it a node source,
  * callbacks for the actions it can do, and variables such as ${gpus}.
- * The file format is described in fixtures/suites/README.md. */
+ * The file format is described in fixtures/suites/README.md.
+ * Also: embed.c.
+ */
 #ifndef MOKKA_SUITE_H
 #define MOKKA_SUITE_H
 
 #include <signal.h>
 #include <stddef.h>
 #include "diag.h"
-#include "nodeview.h"
-#include "report.h"
+#include "nodeview/nodeview.h"
+#include "report/report.h"
 
 typedef struct mk_suite mk_suite;
 
@@ -105,5 +107,20 @@ int mk_suite_run(const mk_suite *s, mk_suite_env *env, mk_report *rep);
  * lines at the start and end of each case and every 10 s of waiting.
  * Prints nothing under --quiet. */
 void mk_suite_progress_stderr(mk_suite_env *env, const mk_progress *p);
+
+
+/* embed.c: data files built into the CLI by gen_embed.sh: the default
+ * suites (fixtures/suites). */
+typedef struct mk_blob {
+    const char *name;   /* file name without .yaml: "h100-sxm5-80gb" */
+    const char *data;
+    size_t len;
+} mk_blob;
+
+extern const mk_blob mk_suite_blobs[];   /* fixtures/suites; ends with a NULL name */
+
+/* The blob called `name` (case-insensitive) in a NULL-name-terminated table. */
+const mk_blob *mk_blob_find(const mk_blob *table, const char *name);
+
 
 #endif

@@ -1,14 +1,14 @@
 /* suite_expect.c - the table of expectation kinds, parsing of `expect:`
- * blocks through it, and the helpers checks use to say what went wrong.
+ * blocks through it. The checks say what went wrong through
+ * suite_outcome.c.
  *
  * To add a kind: define an mk_xkind (key, flags, parse, check, free) next
  * to its relatives in suite_expect_*.c and add it to `kinds` below; lint, did-you-
  * mean, the capability checks and `within:` retries then apply to it. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "suite_int.h"
-#include "xalloc.h"
+#include "util/util.h"
 
 static const mk_xkind *const kinds[] = {
     &mk_xk_capacity, &mk_xk_allocatable, &mk_xk_devices,
@@ -129,43 +129,4 @@ void mk_expect_free(mk_expect *xs, size_t n)
         free(xs[i].resource);
     }
     free(xs);
-}
-
-/* The first problem a check reports becomes its one-line message. */
-static mk_xres vmessage(mk_xctx *c, mk_xres res, const char *fmt, va_list ap)
-{
-    if (!c->msg.len) {
-        char *s = mk_xvasprintf(fmt, ap);
-        mk_sb_puts(&c->msg, s);
-        free(s);
-    }
-    return res;
-}
-
-mk_xres mk_x_fail(mk_xctx *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    mk_xres r = vmessage(c, MK_X_FAIL, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-mk_xres mk_x_error(mk_xctx *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    mk_xres r = vmessage(c, MK_X_ERROR, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-void mk_x_detail(mk_xctx *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = mk_xvasprintf(fmt, ap);
-    va_end(ap);
-    mk_sb_printf(&c->detail, "%s%s", c->detail.len ? "\n" : "", s);
-    free(s);
 }

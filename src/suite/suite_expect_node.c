@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "suite_int.h"
-#include "textclean.h"
-#include "xalloc.h"
+#include "util/util.h"
 
 #define SHOWN_VALUE_MAX 200   /* annotations can be kilobytes of JSON */
 

@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "suite_int.h"
-#include "textclean.h"
-#include "xalloc.h"
+#include "util/util.h"
 
 #define SHOWN_VALUE_MAX 200   /* bytes of a response value shown in details */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "suite_int.h"
-#include "xalloc.h"
+#include "util/util.h"
 
 static const mk_nv_device *find_dev(const mk_nv_resource *r, const char *id)
 {

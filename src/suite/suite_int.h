@@ -3,7 +3,7 @@
 #ifndef MOKKA_SUITE_INT_H
 #define MOKKA_SUITE_INT_H
 
-#include "strbuf.h"
+#include "util/util.h"
 #include "suite.h"
 #include "ytree.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include "suite_int.h"
-#include "xalloc.h"
+#include "util/util.h"
 
 static const char *kind_name(const mk_ynode *n)
 {

@@ -5,10 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "duration.h"
+#include "util/util.h"
 #include "suite.h"
-#include "textclean.h"
 
 #define NAME_MAX_TTY 60              /* keep the updating line on one row */
 #define PLAIN_WAIT_EVERY_MS 10000    /* a "still waiting" line this often */

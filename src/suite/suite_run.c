@@ -6,10 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cli.h"
-#include "duration.h"
+#include "util/util.h"
 #include "suite_int.h"
-#include "xalloc.h"
 
 #define TICK_MS 250             /* progress and cancel checks while waiting */
 #define PLUGIN_RECHECK_MS 1000  /* re-ask the plugin (allocate) even without a view change */

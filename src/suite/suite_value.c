@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "duration.h"
+#include "util/util.h"
 #include "suite_int.h"
-#include "xalloc.h"
 
 static const char *kind_name(const mk_ynode *n)
 {

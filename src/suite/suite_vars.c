@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "suite_int.h"
-#include "xalloc.h"
+#include "util/util.h"
 
 int mk_var_char(int c)
 {

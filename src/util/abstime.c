@@ -1,5 +1,5 @@
-/* abstime.c - absolute deadlines for condition-variable waits (abstime.h). */
-#include "abstime.h"
+/* abstime.c - absolute deadlines for condition-variable waits (util.h). */
+#include "util.h"
 
 struct timespec mk_abstime_in(clockid_t clock, long long ms)
 {

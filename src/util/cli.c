@@ -1,9 +1,10 @@
-/* cli.c - common options, colour and diagnostics for every subcommand. */
+/* cli.c - exit codes, colour and diagnostics on stderr for every command and
+ * engine (see util.h). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "util.h"
 
 int mk_quiet;
 static int color_mode = -1; /* -1 auto, 0 never, 1 always */
@@ -42,11 +43,6 @@ const char *mk_sgr(FILE *f, const char *code)
     return b;
 }
 
-void mk_print_help(const mk_cmd *cmd, FILE *f)
-{
-    fputs(cmd->help, f);
-}
-
 int mk_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -57,26 +53,6 @@ int mk_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\nTry 'mokka %s%s--help' for more information.\n",
             cmd ? cmd : "", cmd ? " " : "");
     return MK_EXIT_USAGE;
-}
-
-int mk_common_opt(const mk_cmd *cmd, int c, const char *arg)
-{
-    switch (c) {
-    case MK_OPT_QUIET:
-        mk_quiet = 1;
-        return -1;
-    case MK_OPT_COLOR:
-        if (mk_color_set(arg) != 0)
-            return mk_usage_error(cmd->name, "--color takes auto, always or never, not '%s'", arg);
-        return -1;
-    case 'h':
-    case MK_OPT_HELP:
-        mk_print_help(cmd, stdout);
-        return MK_EXIT_OK;
-    default: /* '?' or ':' from getopt, which already printed the problem */
-        fprintf(stderr, "Try 'mokka %s --help' for more information.\n", cmd->name);
-        return MK_EXIT_USAGE;
-    }
 }
 
 static void vmsg(const char *cmd, const char *fmt, va_list ap)

@@ -2,7 +2,7 @@
  * that the output never depends on rounding or on the locale. */
 #include <stdio.h>
 #include <string.h>
-#include "duration.h"
+#include "util.h"
 
 static long long unit_ms(const char **p)
 {

@@ -1,5 +1,5 @@
 /* fsutil.c - directory trees, the per-user /tmp directory and atomic file
- * publication (see fsutil.h). */
+ * publication (see util.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "fsutil.h"
+#include "util.h"
 
 int mk_mkdir_p(const char *path, mode_t mode, char *err, size_t errlen)
 {

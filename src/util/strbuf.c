@@ -3,8 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "strbuf.h"
-#include "xalloc.h"
+#include "util.h"
 
 static void reserve(mk_sb *b, size_t more)
 {

@@ -1,8 +1,7 @@
 /* textclean.c - UTF-8 validation, escape-sequence removal and flattening. */
 #include <stdint.h>
 #include <string.h>
-#include "textclean.h"
-#include "xalloc.h"
+#include "util.h"
 
 #define ESC 0x1b
 #define BEL 0x07

@@ -16,12 +16,10 @@
  * Without a sandbox here (not root, no user namespaces) the rows say so. */
 #include <pthread.h>
 #include "bench.h"
-#include "kubelet.h"
-#include "plugenv.h"
-#include "sandbox.h"
+#include "kubelet/kubelet.h"
+#include "run/run.h"
 #include "state.h"
-#include "statedir.h"
-#include "supervise.h"
+#include "stateview/stateview.h"
 #include "universe.h"
 
 #define LAUNCHES 5

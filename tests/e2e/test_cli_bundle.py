@@ -25,8 +25,8 @@ def library_bytes():
 
 
 def commands():
-    """The dispatch table of src/mokka.c: CMD("name", fn)."""
-    with open(os.path.join(SRC, 'src', 'mokka.c')) as f:
+    """The command table of src/commands.c: CMD("name", fn)."""
+    with open(os.path.join(SRC, 'src', 'commands.c')) as f:
         return re.findall(r'CMD\("([a-z-]+)"', f.read())
 
 

@@ -55,7 +55,7 @@ zpty -d z
 
 
 def dispatch_commands():
-    with open(os.path.join(SRC, 'src', 'mokka.c')) as f:
+    with open(os.path.join(SRC, 'src', 'commands.c')) as f:
         return re.findall(r'CMD\("([a-z-]+)"', f.read())
 
 

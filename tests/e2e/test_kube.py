@@ -1,5 +1,5 @@
 """test_kube.py - cluster mode end to end: build/tests/kube-watch (the API
-server client, src/kube*.c) against the stand-in API server over TLS on
+server client, src/kube/) against the stand-in API server over TLS on
 loopback. Also, when $MOKKA_TEST_KUBECONFIG names a real cluster's
 kubeconfig, read-only checks against it."""
 import base64

@@ -13,7 +13,7 @@ PAGE = os.path.join(SRC, 'src', 'mokka.1')
 
 
 def dispatch_commands():
-    with open(os.path.join(SRC, 'src', 'mokka.c')) as f:
+    with open(os.path.join(SRC, 'src', 'commands.c')) as f:
         return re.findall(r'CMD\("([a-z-]+)"', f.read())
 
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "kube.h"
+#include "kube/kube.h"
 
 static long long now_ms(void)
 {

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../unit/suite/fake_nodesrc.h"
-#include "cli.h"
-#include "report.h"
-#include "suite.h"
+#include "util/util.h"
+#include "report/report.h"
+#include "suite/suite.h"
 
 static unsigned pending_gpu;
 static int pending_healthy;

@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include "abi/nvml_abi.h"
-#include "rpc.h"
+#include "deviceplugin/deviceplugin.h"
 
 /* The NVML entry points the plugin uses, resolved with dlsym from the
  * library it dlopens (so it links no NVML; the ABI header gives types). */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "deviceplugin.h"
+#include "deviceplugin/deviceplugin.h"
 #include "plugin.h"
 
 static int options(void *ctx, const uint8_t *req, size_t len, mk_rpc_buf *resp,

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "rpc.h"
+#include "deviceplugin/rpc.h"
 #include "support/testutil.h"
 
 #define ECHO "/t.Svc/Echo"

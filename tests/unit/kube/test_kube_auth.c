@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "kube_auth.h"
+#include "kube/kube_auth.h"
 #include "support/testutil.h"
 
 #define V1 "client.authentication.k8s.io/v1"

@@ -1,7 +1,7 @@
 /* test_kube_node.c - Node objects as node views (kube_node.c). */
 #include <check.h>
 #include <string.h>
-#include "kube_node.h"
+#include "kube/kube_node.h"
 #include "support/testutil.h"
 
 static const char node_json[] =

@@ -1,7 +1,7 @@
 /* test_kube_quantity.c - Kubernetes quantity strings as integers (kube_node.c). */
 #include <check.h>
 #include <limits.h>
-#include "kube_node.h"
+#include "kube/kube_node.h"
 #include "support/testutil.h"
 
 static const struct {

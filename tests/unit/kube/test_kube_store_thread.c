@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kube_store.h"
+#include "kube/kube_store.h"
 #include "support/testutil.h"
 
 /* A node with one resource, nvidia.com/gpu allocatable = alloc. */

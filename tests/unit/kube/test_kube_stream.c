@@ -2,7 +2,7 @@
  * chunk boundaries (kube_watch.c). */
 #include <check.h>
 #include <string.h>
-#include "kube_watch.h"
+#include "kube/kube_watch.h"
 #include "support/testutil.h"
 
 static const char stream[] =

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "kubeconfig.h"
+#include "kube/kubeconfig.h"
 #include "support/testutil.h"
 
 static char dir[256];

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "deviceplugin.h"
-#include "kubelet.h"
+#include "deviceplugin/deviceplugin.h"
+#include "kubelet/kubelet.h"
 #include "support/dp_double.h"
 #include "support/kl_events.h"
 #include "support/testutil.h"

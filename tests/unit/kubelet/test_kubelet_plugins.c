@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "kubelet.h"
+#include "kubelet/kubelet.h"
 #include "support/kl_events.h"
 #include "support/testproc.h"
 #include "support/testutil.h"

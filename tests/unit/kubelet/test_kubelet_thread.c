@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "deviceplugin.h"
-#include "kubelet.h"
+#include "deviceplugin/deviceplugin.h"
+#include "kubelet/kubelet.h"
 #include "support/dp_double.h"
 #include "support/kl_events.h"
 #include "support/testutil.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "report.h"
+#include "report/report.h"
 #include "support/testutil.h"
 
 static mk_report rep;

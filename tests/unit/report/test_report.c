@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
-#include "report.h"
+#include "util/util.h"
+#include "report/report.h"
 #include "support/testutil.h"
 
 /* Captures what a writer writes. */

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "state.h"
-#include "statedir.h"
+#include "stateview/stateview.h"
 #include "universe.h"
 #include "support/testutil.h"
 

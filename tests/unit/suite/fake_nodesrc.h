@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "nodeview.h"
-#include "suite.h"
+#include "nodeview/nodeview.h"
+#include "suite/suite.h"
 
 typedef struct fake fake;
 struct fake {

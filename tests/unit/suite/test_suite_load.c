@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "strbuf.h"
-#include "suite_int.h"
+#include "util/util.h"
+#include "suite/suite_int.h"
 #include "support/testutil.h"
 
 static mk_suite *load(const char *yaml, mk_diags *d)

@@ -6,10 +6,10 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "util/util.h"
 #include "fake_nodesrc.h"
-#include "report.h"
-#include "suite.h"
+#include "report/report.h"
+#include "suite/suite.h"
 #include "support/testutil.h"
 
 static fake f;

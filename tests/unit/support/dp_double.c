@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "deviceplugin.h"
+#include "deviceplugin/deviceplugin.h"
 #include "dp_double.h"
 #include "testutil.h"
 

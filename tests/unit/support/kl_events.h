@@ -6,7 +6,7 @@
 #ifndef MOKKA_KL_EVENTS_H
 #define MOKKA_KL_EVENTS_H
 
-#include "kubelet.h"
+#include "kubelet/kubelet.h"
 
 typedef struct mk_kl_events mk_kl_events;
 

@@ -4,8 +4,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-#include "duration.h"
-#include "textclean.h"
+#include "util/util.h"
 #include "support/testutil.h"
 
 static const struct { const char *in, *out; } cleans[] = {

@@ -1,0 +1,154 @@
+/* run.h - what `mokka run` drives: the GPU-node sandbox, the supervised
+ * device plugin and its environment, and the suite environment (node
+ * source, live state, supervisor, variables) that `run` and `assert` share. */
+#ifndef MOKKA_RUN_H
+#define MOKKA_RUN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "universe.h"
+#include "state.h"
+#include "suite/suite.h"
+
+/* sandbox.c: the GPU-node sandbox: a private mount namespace in which the
+ * paths a device plugin reads show Mokka's own files.
+ *
+ *   /var/lib/kubelet/device-plugins  the run's kubelet directory (the built-in
+ *                                    kubelet listens there, the plugin
+ *                                    creates its sockets there)
+ *   /sys/bus/pci/devices/<bus>/      numa_node, vendor, device, class,
+ *                                    subsystem ids of the configured GPUs
+ *   /proc/driver/nvidia-caps/        mig-minors for the MIG devices
+ *   /proc/driver/nvidia/version      the emulated driver's version line
+ *   /dev/nvidia*, /dev/nvidia-caps/  device nodes for the configured minors
+ *
+ * The files are built on the host under the run directory (which the host
+ * sees and cleans up); the namespace is entered in the child process just
+ * before it runs the plugin, so the host's mounts never change and two runs
+ * can go side by side. As root a plain mount namespace is used, otherwise a
+ * user namespace when the kernel allows one. A path that does not exist on
+ * the host (no /var/lib/kubelet on a CI runner) is made visible by shadowing
+ * its nearest existing parent with a tmpfs that mirrors the parent's entries
+ * by bind mounts. */
+#define MK_KUBELET_DIR "/var/lib/kubelet/device-plugins"
+
+typedef struct mk_sandbox {
+    char run_dir[4096];     /* host directory holding the trees below */
+    char kubelet_dir[4200]; /* run_dir/kubelet: where the built-in kubelet listens */
+    int enabled;            /* 0: --no-sandbox, the plugin sees the real paths */
+} mk_sandbox;
+
+/* Whether this process can make a mount namespace (as root, or through a
+ * user namespace). 1 yes; 0 no, with the reason in why. Forks a short-lived
+ * child to try, so the caller's namespaces are untouched. */
+int mk_sandbox_available(char *why, size_t len);
+
+/* Writes the trees for universe u under run_dir (host side, before any
+ * fork). With enabled == 0 only the kubelet directory is the real one. */
+int mk_sandbox_prepare(mk_sandbox *sb, const char *run_dir, const mk_universe *u, int enabled,
+                       char *err, size_t errlen);
+
+/* In the child, before exec: enters the namespace and mounts the trees.
+ * Returns 0, or -1 with err (the child then reports and exits). */
+int mk_sandbox_enter(const mk_sandbox *sb, char *err, size_t errlen);
+
+
+/* supervise.c: running the device plugin: start it (in the sandbox) in a
+ * process group of its own, capture its stdout and stderr with timestamps,
+ * restart it with backoff when it crashes (up to a limit), forward signals,
+ * and reap the whole group on stop so that nothing is left behind. */
+typedef struct mk_super mk_super;
+
+typedef struct mk_super_opts {
+    char *const *argv;            /* plugin command line */
+    char *const *envp;            /* its whole environment */
+    const mk_sandbox *sandbox;    /* entered in the child before exec */
+    const char *log_path;         /* every line also goes here (may be NULL) */
+    int verbose;                  /* echo lines live on stderr */
+    unsigned restart_limit;       /* crashes restarted before giving up */
+    double backoff_s;             /* first restart delay; doubles each time, max 30 s */
+} mk_super_opts;
+
+typedef enum {
+    MK_SUPER_RUNNING,
+    MK_SUPER_BACKOFF,   /* crashed, restart pending */
+    MK_SUPER_FAILED,    /* crashed more often than the limit allows */
+    MK_SUPER_STOPPED
+} mk_super_state;
+
+/* Starts the plugin and a thread that watches it. NULL with err on failure
+ * (the executable is missing, fork failed...). */
+mk_super *mk_super_start(const mk_super_opts *o, char *err, size_t errlen);
+/* Stops it (the given signal to the group, then SIGKILL after timeout_ms),
+ * reaps it, and starts it again; a requested restart is not a crash. */
+int mk_super_restart(mk_super *s, char *err, size_t errlen);
+/* Sends sig to the plugin's group, waits up to timeout_ms, then SIGKILLs. */
+void mk_super_stop(mk_super *s, int sig, int timeout_ms);
+void mk_super_free(mk_super *s);
+
+mk_super_state mk_super_status(mk_super *s, unsigned *crashes, unsigned *restarts,
+                               char *last_exit, size_t len);
+/* The last max_lines lines of output, oldest first, in buf; what the
+ * plugin wrote until the call is read first. */
+size_t mk_super_log_tail(mk_super *s, char *buf, size_t len, size_t max_lines);
+
+
+/* plugenv.c: the device plugin's command line and environment for
+ * `mokka run`: which binary, and an environment that points it at the mock
+ * and at nothing else. */
+typedef struct mk_plugin_cmd {
+    char **argv;    /* argv[0] is an absolute path; NULL-terminated */
+    char **envp;    /* NULL-terminated */
+} mk_plugin_cmd;
+
+typedef struct mk_plugenv_opts {
+    const char *lib_file, *lib_dir;   /* Mokka's libnvidia-ml.so.1 */
+    const char *config_path;          /* absolute, or NULL for the built-in universe */
+    const char *state_dir;            /* MOKKA_STATE_DIR */
+    const char *node_name;
+    char *const *extra;               /* --env NAME=VALUE, NULL-terminated (may be NULL) */
+} mk_plugenv_opts;
+
+/* The plugin: `plugin` (--plugin) with `args`, or args[0] looked up on PATH
+ * with args[1..], or nvidia-device-plugin from PATH. 0, or -1 with err
+ * saying what was looked for. */
+int mk_plugin_resolve(const char *plugin, char *const *args, size_t nargs, mk_plugin_cmd *out,
+                      char *err, size_t errlen);
+/* Builds out->envp from the current environment: LD_PRELOAD,
+ * LD_LIBRARY_PATH, MOCK_CONFIG_PATH, MOKKA_STATE_DIR and MOKKA_NODE_NAME are
+ * set for the mock; the plugin's own flag twins (MIG_STRATEGY,
+ * FAIL_ON_INIT_ERROR, ...) and other Mokka variables are removed unless
+ * given with --env, so that the command line alone decides. */
+int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t errlen);
+void mk_plugin_cmd_free(mk_plugin_cmd *c);
+
+
+/* runenv.c: the suite environment of `mokka run`: a node source (the
+ * built-in kubelet, or the API server in cluster mode), faults and values
+ * that reach the running library through its live-state file, plugin
+ * restarts through the supervisor, and the ${...} variables that describe
+ * the configured universe. */
+typedef struct mk_runenv {
+    mk_suite_env env;          /* first, so callbacks can cast back */
+    const mk_universe *u;
+    mk_super *super;           /* NULL when nothing is supervised */
+    char state_path[4300];     /* <state dir>/state */
+    mk_state st;
+    int st_open;
+    mk_suite_var *vars;
+    char **var_text;
+    size_t nvars;
+} mk_runenv;
+
+/* Fills the environment. With a universe u the variables are gpus, node,
+ * driver, and per GPU uuid.<i>, bus.<i>, name.<i>, mig.<i> (MIG devices on
+ * GPU i), and migs (all MIG devices). Without a state_dir the suite cannot
+ * inject or set; without super it cannot restart the plugin. */
+int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_universe *u,
+                   const char *state_dir, mk_super *super);
+/* Adds or replaces a variable ("NAME=VALUE", as --var gives it). */
+int mk_runenv_var(mk_runenv *r, const char *assignment);
+void mk_runenv_free(mk_runenv *r);
+
+
+#endif
