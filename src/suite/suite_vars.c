@@ -47,22 +47,24 @@ int mk_vars_check(const mk_ynode *n, const char *what, mk_diags *d)
     return 0;
 }
 
+/* Built in a growing string and copied once: adding snprintf's would-be
+ * lengths to an offset walks past a short buffer when a name is long. */
 void mk_vars_unknown(const mk_vars *vars, const char *name, char *err, size_t errlen)
 {
-    int off = snprintf(err, errlen, "unknown variable ${%s}", name);
+    enum { SHOWN = 8, NAME_MAX_SHOWN = 64 };
     size_t total = vars->nenv + vars->nlocal;
-    for (size_t i = 0; i < total && off > 0 && (size_t)off < errlen; i++) {
+    mk_sb b = MK_SB_INIT;
+    mk_sb_printf(&b, "unknown variable ${%.*s%s}", NAME_MAX_SHOWN, name,
+                 strlen(name) > NAME_MAX_SHOWN ? "..." : "");
+    for (size_t i = 0; i < total && i < SHOWN; i++) {
         const char *v = i < vars->nlocal ? vars->local[i].name : vars->env[i - vars->nlocal].name;
-        if (i == 8) {
-            off += snprintf(err + off, errlen - (size_t)off, " and %zu more", total - 8);
-            break;
-        }
-        off += snprintf(err + off, errlen - (size_t)off, "%s%s", i ? ", " : " (known: ", v);
+        mk_sb_printf(&b, "%s%s", i ? ", " : " (known: ", v);
     }
-    if (total && off > 0 && (size_t)off < errlen)
-        snprintf(err + off, errlen - (size_t)off, ")");
-    else if (!total)
-        snprintf(err + off, errlen - (size_t)off, " (this environment defines none)");
+    if (total > SHOWN)
+        mk_sb_printf(&b, " and %zu more", total - SHOWN);
+    mk_sb_puts(&b, total ? ")" : " (this environment defines none)");
+    snprintf(err, errlen, "%s", mk_sb_str(&b));
+    mk_sb_free(&b);
 }
 
 char *mk_vars_expand(const char *s, const mk_vars *vars, char *err, size_t errlen)

@@ -108,6 +108,20 @@ class AssertTest(kubetest.KubeTestCase):
                        "--var", "want=8", "--suite", suite)
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_long_unknown_variable_without_config_is_an_error_not_a_crash(self):
+        # Once a stack overflow: SIGSEGV, exit 139, no JUnit.
+        self.server()
+        suite = self.write("s.yaml", "cases:\n  - name: c\n"
+                           "    expect: {capacity: \"${%s}\"}\n" % ("A" * 600))
+        self.assertEqual(self.mokka("lint", suite).returncode, 0)
+        out = os.path.join(self.dir, "r.xml")
+        r = self.mokka("assert", "--kubeconfig", self.kubeconfig(), "--suite", suite,
+                       "--junit", out)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        errors = self.junit(out).getElementsByTagName("error")
+        self.assertEqual(len(errors), 1)
+        self.assertIn("A...} (this environment defines none)", errors[0].getAttribute("message"))
+
     def test_no_matching_node_is_an_error(self):
         self.server()
         suite = self.write("s.yaml", GPU_NODE_SUITE)

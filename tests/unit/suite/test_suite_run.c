@@ -102,6 +102,23 @@ START_TEST(test_comparison)
 }
 END_TEST
 
+/* A long unknown name in an environment without variables: the message once
+ * overran its buffer and the stack frame (mokka assert died with SIGSEGV). */
+START_TEST(test_unknown_long_variable_without_variables)
+{
+    char name[2001], yaml[2200];
+    memset(name, 'A', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    f.env.nvars = 0;
+    snprintf(yaml, sizeof yaml, "cases:\n  - name: c\n    expect: {capacity: \"${%s}\"}\n", name);
+    ck_assert_int_eq(run(yaml), MK_EXIT_ENV);
+    const mk_rcase *c = result(0);
+    ck_assert_int_eq(c->status, MK_ST_ERROR);
+    ck_assert_str_eq(c->message, "capacity: unknown variable ${AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                     "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA...} (this environment defines none)");
+}
+END_TEST
+
 START_TEST(test_failure_detail)
 {
     f.view.node[0].res[0].dev[2].healthy = 0;
@@ -677,6 +694,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_loop_test(tc, test_comparison, 0, (int)(sizeof cmps / sizeof cmps[0]));
     tcase_add_test(tc, test_failure_detail);
+    tcase_add_test(tc, test_unknown_long_variable_without_variables);
     tcase_add_test(tc, test_health_lists);
     tcase_add_test(tc, test_topology);
     tcase_add_test(tc, test_allocate);
