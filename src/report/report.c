@@ -1,5 +1,5 @@
-/* report.c - building the report model, totals, the exit code, and saving a
- * written report atomically. */
+/* report.c - building the report model, totals and the exit code (saving a
+ * written report: report_save.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -197,33 +197,4 @@ int mk_report_exit_code(const mk_report *r)
 {
     mk_totals t = mk_report_totals(r);
     return t.errors ? MK_EXIT_ENV : t.failures ? MK_EXIT_FAIL : MK_EXIT_OK;
-}
-
-int mk_report_save(const mk_report *r, const char *path,
-                   int (*writer)(const mk_report *, FILE *), char *err, size_t errlen)
-{
-    if (strcmp(path, "-") == 0) {
-        if (writer(r, stdout) != 0 || fflush(stdout) != 0) {
-            snprintf(err, errlen, "cannot write the report to stdout: %s", strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    char *tmp = mk_xasprintf("%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int rc = -1;
-    if (f) {
-        int wrote = writer(r, f) == 0 && fflush(f) == 0;
-        int saved = errno;
-        if (fclose(f) == 0 && wrote && rename(tmp, path) == 0)
-            rc = 0;
-        else if (!wrote)
-            errno = saved;
-    }
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
-    return rc;
 }

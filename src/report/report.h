@@ -83,8 +83,12 @@ int mk_junit_write(const mk_report *r, FILE *f);       /* junit.c */
 int mk_report_json_write(const mk_report *r, FILE *f); /* report_json.c */
 int mk_summary_write(const mk_report *r, FILE *f);     /* summary.c; colour per mk_sgr(f) */
 
-/* Writes with `writer` to `path` ("-": stdout) through a temporary file and a
- * rename, so CI never picks up half a report. 0, or -1 with err set. */
+/* Writes with `writer` to `path` (report_save.c): "-" is stdout; a device, a
+ * FIFO or a socket is written in place (--junit /dev/stdout, a pipe to a
+ * collector), never replaced; a regular file, or a new one, is written to a
+ * temporary file beside it and renamed over it, so CI never picks up half a
+ * report; a symbolic link is followed, and the file it names is the one
+ * written. 0, or -1 with err set. */
 int mk_report_save(const mk_report *r, const char *path,
                    int (*writer)(const mk_report *, FILE *), char *err, size_t errlen);
 

@@ -1,14 +1,18 @@
 /* test_report.c - the report model (totals, exit codes, harness errors,
- * timestamps), atomic saving, the JSON writer's schema and the terminal
+ * timestamps), saving (atomic for regular files, in place for devices and
+ * FIFOs, through symlinks), the JSON writer's schema and the terminal
  * summary with and without colour. */
 #include <check.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "util/util.h"
 #include "report/report.h"
+#include "support/testproc.h"
 #include "support/testutil.h"
 
 /* Captures what a writer writes. */
@@ -143,6 +147,92 @@ START_TEST(test_save)
 }
 END_TEST
 
+/* A character device in a test directory (root can make one: CI runs as
+ * root), else the system's /dev/null, which a non-root writer cannot
+ * replace anyway; either way it must stay a device. */
+static const char *device_path(const char *dir)
+{
+    const char *p = mk_test_path(dir, "null");
+    if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0)
+        return p;
+    return "/dev/null";
+}
+
+START_TEST(test_save_device_in_place)
+{
+    mk_report r;
+    sample(&r);
+    const char *dir = mk_test_tmpdir("report"), *dev = device_path(dir);
+    char err[256];
+    struct stat st;
+    ck_assert_int_eq(mk_report_save(&r, dev, mk_junit_write, err, sizeof err), 0);
+    ck_assert_int_eq(lstat(dev, &st), 0);
+    ck_assert_msg(S_ISCHR(st.st_mode), "%s was replaced by a regular file", dev);
+    ck_assert_int_eq(rmdir(dir), -1);                  /* the device, no temporary beside it */
+    mk_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_save_fifo_in_place)
+{
+    mk_report r;
+    sample(&r);
+    const char *dir = mk_test_tmpdir("report"), *fifo = mk_test_path(dir, "fifo");
+    const char *got = mk_test_path(dir, "got");
+    char err[256];
+    struct stat st;
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    pid_t reader = mk_test_fork();
+    if (reader == 0) {                                  /* cat fifo > got */
+        FILE *in = fopen(fifo, "r"), *out = fopen(got, "w");
+        int c;
+        while (in && out && (c = fgetc(in)) != EOF)
+            fputc(c, out);
+        _exit(in && out && fclose(out) == 0 ? 0 : 1);
+    }
+    ck_assert_int_eq(mk_report_save(&r, fifo, mk_junit_write, err, sizeof err), 0);
+    ck_assert_int_eq(mk_test_wait(reader), 0);
+    ck_assert_int_eq(lstat(fifo, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    ck_assert_ptr_nonnull(strstr(mk_test_slurp(got), "<testsuites"));
+    mk_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_save_through_symlinks)
+{
+    mk_report r;
+    sample(&r);
+    const char *dir = mk_test_tmpdir("report");
+    const char *target = mk_test_path(dir, "artifact.xml"), *link = mk_test_path(dir, "r.xml");
+    const char *later = mk_test_path(dir, "later.xml"), *dangling = mk_test_path(dir, "d.xml");
+    char err[256];
+    struct stat st;
+    FILE *f = fopen(target, "w");
+    fputs("old", f);
+    fclose(f);
+    ck_assert_int_eq(chmod(target, 0640), 0);
+    ck_assert_int_eq(symlink("artifact.xml", link), 0);
+    ck_assert_int_eq(mk_report_save(&r, link, mk_junit_write, err, sizeof err), 0);
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert_msg(S_ISLNK(st.st_mode), "the symlink was replaced");
+    ck_assert_int_eq(stat(target, &st), 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0640);         /* the file keeps its mode */
+    ck_assert_ptr_nonnull(strstr(mk_test_slurp(target), "<testsuites"));
+    /* A link to a file not written yet: the file appears, the link stays. */
+    ck_assert_int_eq(symlink("later.xml", dangling), 0);
+    ck_assert_int_eq(mk_report_save(&r, dangling, mk_junit_write, err, sizeof err), 0);
+    ck_assert_int_eq(lstat(dangling, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_int_eq(stat(later, &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+    /* A directory is refused, not replaced. */
+    ck_assert_int_eq(mk_report_save(&r, dir, mk_junit_write, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "it is a directory"));
+    mk_report_free(&r);
+}
+END_TEST
+
 /* --- JSON ----------------------------------------------------------------------- */
 
 START_TEST(test_json)
@@ -270,6 +360,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_several_nodes_and_names);
     tcase_add_test(tc, test_source_date_epoch);
     tcase_add_test(tc, test_save);
+    tcase_add_test(tc, test_save_device_in_place);
+    tcase_add_test(tc, test_save_fifo_in_place);
+    tcase_add_test(tc, test_save_through_symlinks);
     suite_add_tcase(s, tc);
     tc = tcase_create("writers");
     tcase_add_test(tc, test_json);
