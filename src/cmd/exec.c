@@ -130,6 +130,7 @@ static int run_child(char **cmd)
     for (size_t i = 0; i < NFWD; i++)
         sigaction(forwarded[i], &sa, NULL);
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         mk_err("exec", "cannot start %s: %s", cmd[0], strerror(errno));
@@ -137,6 +138,9 @@ static int run_child(char **cmd)
         return MK_EXIT_ENV;
     }
     if (pid == 0) {
+        /* SIGTERM, as the forwarded signals: COMMAND may clean up. */
+        if (mk_child_die_with(parent, SIGTERM) != 0)
+            _exit(125);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
@@ -198,9 +202,10 @@ int cmd_exec(int argc, char **argv)
     rc = run_child(cmd);
     if (o.state_dir)
         return rc;
-    if (o.keep_state)
+    if (o.keep_state) {
+        mk_statedir_keep(statedir);
         mk_info("exec", "live state kept in %s", statedir);
-    else
+    } else
         mk_statedir_remove(statedir);
     return rc;
 }

@@ -632,9 +632,10 @@ static int finish(run *r, int rc)
     if (mk_cancel)
         rc = MK_EXIT_ENV;
     if (r->run_dir[0]) {
-        if (r->o.keep)
+        if (r->o.keep) {
+            mk_statedir_keep(r->run_dir);
             mk_info("run", "run directory kept: %s (live state, plugin.log)", r->run_dir);
-        else
+        } else
             mk_statedir_remove(r->run_dir);
     }
     return rc;

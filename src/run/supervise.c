@@ -146,6 +146,7 @@ static int spawn(mk_super *s, char *err, size_t errlen)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -155,6 +156,12 @@ static int spawn(mk_super *s, char *err, size_t errlen)
     }
     if (pid == 0) {
         char why[1024];
+        /* SIGKILL with mokka: a `kill -9` of `mokka run` must not leave the
+         * plugin serving an empty node. Spawns come from the thread that
+         * starts the supervisor and from the watcher, which both outlive
+         * the plugin (stop waits for it to be reaped). */
+        if (mk_child_die_with(parent, SIGKILL) != 0)
+            _exit(125);
         setpgid(0, 0);
         dup2(out[1], STDOUT_FILENO);
         dup2(er[1], STDERR_FILENO);

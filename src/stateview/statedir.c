@@ -1,8 +1,11 @@
-/* statedir.c - live-state directories: where they live, making and removing
- * them, and finding the one a program on the mock uses (see stateview.h). */
+/* statedir.c - live-state directories: where they live, making, keeping and
+ * removing them, finding the one a program on the mock uses, and clearing
+ * away those that runs killed before they could clean up (see
+ * stateview.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +159,52 @@ static int find_by_pid(pid_t pid, char *path, size_t len, char *err, size_t errl
     return rc;
 }
 
+/* A directory kept on purpose (run --keep, exec --keep-state) holds this
+ * file; one without it whose owner died was left by a crash or a kill. */
+#define KEPT_MARK "kept"
+
+void mk_statedir_keep(const char *dir)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" KEPT_MARK, dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* The owner's pid in a name that mk_statedir_new made ("<tag>-<pid>" or
+ * "<tag>-<pid>.<n>"), or 0 for any other name. */
+static pid_t owner_of(const char *name)
+{
+    const char *dash = strrchr(name, '-');
+    if (!dash || !dash[1])
+        return 0;
+    char *end;
+    long pid = strtol(dash + 1, &end, 10);
+    if (*end == '.') {
+        char *n_end;
+        strtol(end + 1, &n_end, 10);
+        if (n_end == end + 1 || *n_end)
+            return 0;
+    } else if (*end) {
+        return 0;
+    }
+    return pid > 0 && pid <= 0x7fffffff ? (pid_t)pid : 0;
+}
+
+/* Left behind: made by a mokka that is gone, not kept, and (checked by the
+ * caller) no live process attached to its state. */
+static int stale(const char *base, const char *name)
+{
+    char mark[4400];
+    pid_t owner = owner_of(name);
+    if (owner <= 0 || kill(owner, 0) == 0 || errno != ESRCH)
+        return 0;
+    snprintf(mark, sizeof mark, "%s/%s/" KEPT_MARK, base, name);
+    struct stat st;
+    return lstat(mark, &st) != 0;
+}
+
 /* The one directory under the base whose state file has a live process. */
 static int find_live(char *path, size_t len, char *err, size_t errlen)
 {
@@ -178,8 +227,13 @@ static int find_live(char *path, size_t len, char *err, size_t errlen)
         if (e->d_name[0] == '.')
             continue;
         snprintf(cand, sizeof cand, "%s/%s/state", base, e->d_name);
-        if (mk_state_live_pids(cand, &pid, 1, why, sizeof why) <= 0)
+        if (mk_state_live_pids(cand, &pid, 1, why, sizeof why) <= 0) {
+            if (stale(base, e->d_name)) {
+                snprintf(cand, sizeof cand, "%s/%s", base, e->d_name);
+                mk_statedir_remove(cand);
+            }
             continue;
+        }
         if (found++ == 0)
             snprintf(path, len, "%s", cand);
         if (lf)

@@ -85,10 +85,15 @@ int mk_statedir_new(const char *tag, char *out, size_t len, char *err, size_t er
 /* Removes a state directory made by mk_statedir_new and everything in it
  * (`mokka run` keeps the sandbox's trees there). */
 void mk_statedir_remove(const char *dir);
+/* Marks a directory as kept on purpose, so that the search below never
+ * clears it away. */
+void mk_statedir_keep(const char *dir);
 
 /* Finds the state file: --state-dir (dir != NULL), --pid (pid > 0), or the
  * only directory under the base whose state file has a live attached
- * process. Writes the state file's path; 0 or -1 with an error that says
+ * process. That search removes the directories it passes that a mokka
+ * which died (SIGKILL, a crash) left behind: owner gone, nothing attached,
+ * not kept. Writes the state file's path; 0 or -1 with an error that says
  * what was looked at and what to pass instead. */
 int mk_statedir_find(const char *dir, pid_t pid, char *path, size_t len, char *err, size_t errlen);
 

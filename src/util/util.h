@@ -1,6 +1,7 @@
 /* util.h - small helpers every engine may use: exit codes and diagnostics on
- * stderr, colour, deadlines, durations, files, growing strings, text
- * cleaning and allocation that cannot fail. Depends on nothing in src/. */
+ * stderr, colour, children that die with their parent, deadlines,
+ * durations, files, growing strings, text cleaning and allocation that
+ * cannot fail. Depends on nothing in src/. */
 #ifndef MOKKA_UTIL_H
 #define MOKKA_UTIL_H
 
@@ -38,6 +39,13 @@ const char *mk_sgr(FILE *f, const char *code);
 void mk_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mk_info(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+
+/* child.c: called first in a forked child with the pid of the process that
+ * forked it: the child gets `sig` when that thread's process dies (Linux
+ * sends it when the forking *thread* ends, so fork from a thread that
+ * outlives the child). -1 when it could not be arranged or the parent is
+ * already gone: the child should _exit at once. */
+int mk_child_die_with(pid_t parent, int sig);
 
 /* abstime.c: absolute deadlines for pthread_cond_timedwait: "in 500 ms" on
  * the clock a condition variable waits by. */

@@ -678,6 +678,37 @@ cases:
         log = r.case('run finishes').find('system-out').text
         self.assertIn('Received signal "Terminated", shutting down.', log)
 
+    def test_sigkill_takes_the_plugin_along_and_stats_clears_the_run_directory(self):
+        # SIGKILL cannot be caught: the plugin must die with mokka by itself
+        # (it once served on with PPID 1, and `mokka stats` took it for the
+        # only live universe), and the run directory left behind is cleared
+        # by the next search for a live state.
+        proc, lines = self.start_mokka(suite=LONG_WAIT)
+        self.wait_for_line(proc, lines, "case 1/2 'a long wait'")
+        plugins = {p: start for p, start in descendants(proc.pid).items()
+                   if comm(p) == 'fake-device-plu'}
+        self.assertEqual(len(plugins), 1)
+        self.assertEqual(len(os.listdir(self.runtime)), 1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=RUN_LIMIT)
+        deadline = time.monotonic() + 30
+        while any(proc_stat(p) and proc_stat(p)[2] == s for p, s in plugins.items()):
+            self.assertLess(time.monotonic(), deadline, 'the plugin outlived mokka run')
+            time.sleep(0.05)
+        stats = subprocess.run([MOKKA, 'stats'], capture_output=True, text=True,
+                               env=self.env, timeout=60)
+        self.assertEqual(stats.returncode, 3, stats.stderr)
+        self.assertIn('no live program on the mock', stats.stderr)
+        self.assertEqual(os.listdir(self.runtime), [], 'the dead run\'s directory stayed')
+
+    def test_kept_run_directory_is_not_cleared(self):
+        r = self.run_mokka('--keep')
+        self.assertExit(r, 0)
+        kept = os.listdir(self.runtime)
+        self.assertEqual(len(kept), 1)
+        subprocess.run([MOKKA, 'stats'], capture_output=True, env=self.env, timeout=60)
+        self.assertEqual(os.listdir(self.runtime), kept)
+
     # --- the sandbox ---------------------------------------------------------------------------
 
     def test_sandbox_leaves_the_host_alone_and_runs_side_by_side(self):
