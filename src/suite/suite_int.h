@@ -3,6 +3,7 @@
 #ifndef MOKKA_SUITE_INT_H
 #define MOKKA_SUITE_INT_H
 
+#include <regex.h>
 #include "util/util.h"
 #include "suite.h"
 #include "ytree.h"
@@ -25,6 +26,21 @@ void mk_vars_unknown(const mk_vars *vars, const char *name, char *err, size_t er
 char *mk_vars_expand(const char *s, const mk_vars *vars, char *err, size_t errlen);
 /* Whether a character may appear in a variable name. */
 int mk_var_char(int c);
+
+/* --- regular expressions (suite_regex.c) ---------------------------------- */
+
+/* What a suite's /regex/ may cost: its length, any one repetition count,
+ * the size its repetitions expand it to, and how deep groups nest. */
+#define MK_RE_MAX_LEN 1024
+#define MK_RE_MAX_REPEAT 1000
+#define MK_RE_MAX_SIZE 10000
+#define MK_RE_MAX_DEPTH 32
+
+/* 0 when the ERE is within the limits, else -1 with why naming the limit. */
+int mk_regex_measure(const char *pat, char *why, size_t len);
+/* mk_regex_measure, then regcomp (REG_EXTENDED | REG_NOSUB); 0, or -1 with
+ * why (the limit, or regcomp's own reason). */
+int mk_regex_compile(regex_t *re, const char *pat, char *why, size_t len);
 
 /* --- value forms (suite_value.c) ------------------------------------------- */
 

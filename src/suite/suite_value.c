@@ -2,7 +2,6 @@
  * comparisons, string matchers (exact, /regex/, absent), id lists, key ->
  * matcher maps and durations. Parsing reports at the value's position;
  * evaluation expands ${variables} first. */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,11 +171,10 @@ int mk_match_parse(const mk_ynode *n, const char *what, int allow_absent,
         if (strstr(out->text, "${"))
             return 0;   /* compiled once the variables are known */
         regex_t re;
-        int rc = regcomp(&re, out->text, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[128];
-            regerror(rc, &re, why, sizeof why);
-            mk_yerr(d, n, "%s: invalid regular expression %s: %s", what, n->str, why);
+        char why[256];
+        if (mk_regex_compile(&re, out->text, why, sizeof why) != 0) {
+            mk_yerr(d, n, "%s: invalid regular expression %.80s%s: %s", what, n->str,
+                    len > 80 ? "..." : "", why);
             mk_match_free(out);
             return -1;
         }
@@ -207,11 +205,10 @@ int mk_match_test(const mk_match *m, const char *actual, const mk_vars *vars,
         rc = actual && strcmp(actual, want) == 0;
     } else {
         regex_t re;
-        int crc = regcomp(&re, want, REG_EXTENDED | REG_NOSUB);
-        if (crc != 0) {
-            char why[128];
-            regerror(crc, &re, why, sizeof why);
-            snprintf(err, errlen, "invalid regular expression /%s/: %s", want, why);
+        char why[256];
+        if (mk_regex_compile(&re, want, why, sizeof why) != 0) {
+            snprintf(err, errlen, "invalid regular expression /%.80s%s/: %s", want,
+                     strlen(want) > 80 ? "..." : "", why);
             rc = -1;
         } else {
             rc = actual && regexec(&re, actual, 0, NULL, 0) == 0;

@@ -407,6 +407,23 @@ static const struct { const char *yaml, *errors; } bad[] = {
         "  - name: a\n"
         "    expect: {annotation: {a: /(/}}\n",
      "t.yaml:3:30: error: annotation 'a': invalid regular expression /(/: Unmatched ( or \\(\n"},
+    /* Patterns whose compilation would cost without bound (the first grew
+     * past 4 GB in glibc's regcomp) are refused before it. */
+    {"cases:\n"
+        "  - name: a\n"
+        "    expect: {label: {k: \"/(a{1,32767}){1,32767}/\"}}\n",
+     "t.yaml:3:25: error: label 'k': invalid regular expression /(a{1,32767}){1,32767}/: the "
+     "repetition {1,32767} is over the limit of 1000\n"},
+    {"cases:\n"
+        "  - name: a\n"
+        "    expect: {label: {k: \"/([[:alpha:]]{1,500}){1,500}/\"}}\n",
+     "t.yaml:3:25: error: label 'k': invalid regular expression /([[:alpha:]]{1,500}){1,500}/: "
+     "its repetitions expand it past the limit of 10000 elements (nested repetitions multiply)\n"},
+    {"cases:\n"
+        "  - name: a\n"
+        "    expect: {label: {k: '/(a)\\1/'}}\n",
+     "t.yaml:3:25: error: label 'k': invalid regular expression /(a)\\1/: back-references (\\1) "
+     "are not supported: matching with them can take exponential time\n"},
     {"cases:\n"
         "  - name: a\n"
         "    expect: {taint: {effect: NoSchedule}}\n",
@@ -490,6 +507,23 @@ START_TEST(test_all_errors_collected)
         "t.yaml:6:11: error: duplicate case name 'a' (first at 3:11)\n"
         "t.yaml:7:14: error: unknown key 'capcity' in expect; did you mean 'capacity'?\n");
     free(got);
+}
+END_TEST
+
+/* A pattern over 1024 bytes is refused whatever it holds. */
+START_TEST(test_long_regex)
+{
+    char yaml[4096], pat[2001];
+    memset(pat, 'a', sizeof pat - 1);
+    pat[sizeof pat - 1] = 0;
+    snprintf(yaml, sizeof yaml, "cases:\n  - name: a\n    expect: {label: {k: /%s/}}\n", pat);
+    int loaded;
+    char *errors = diagnostics(yaml, &loaded);
+    ck_assert(!loaded);
+    ck_assert_ptr_nonnull(strstr(errors, "t.yaml:3:25: error: label 'k': invalid regular "
+                                 "expression /aaaa"));
+    ck_assert_ptr_nonnull(strstr(errors, "...: the pattern is 2000 bytes, over the limit of 1024\n"));
+    free(errors);
 }
 END_TEST
 
@@ -637,6 +671,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_error, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, test_all_errors_collected);
     tcase_add_test(tc, test_unreadable_file);
+    tcase_add_test(tc, test_long_regex);
     suite_add_tcase(s, tc);
     tc = tcase_create("good");
     tcase_add_test(tc, test_full_suite);
