@@ -20,11 +20,17 @@ enum {
     MK_RPC_INVALID_ARGUMENT = 3,
     MK_RPC_DEADLINE_EXCEEDED = 4,
     MK_RPC_NOT_FOUND = 5,
+    MK_RPC_RESOURCE_EXHAUSTED = 8,
     MK_RPC_FAILED_PRECONDITION = 9,
     MK_RPC_UNIMPLEMENTED = 12,
     MK_RPC_INTERNAL = 13,
     MK_RPC_UNAVAILABLE = 14
 };
+/* The largest message either side sends or takes: gRPC's own default for
+ * receiving, made explicit and applied to sending too. A plugin's device
+ * list of 4 MiB is tens of thousands of devices. */
+#define MK_RPC_MAX_MESSAGE (4 * 1024 * 1024)
+
 /* "UNAVAILABLE", "DEADLINE_EXCEEDED", ... */
 const char *mk_rpc_code_name(int code);
 

@@ -92,7 +92,7 @@ mk_rpc_channel *mk_rpc_dial(const char *addr, int timeout_ms, char *err, size_t 
     }
     grpc_init();
     grpc_channel_credentials *creds = grpc_insecure_credentials_create();
-    c->ch = grpc_channel_create(addr, creds, NULL);
+    c->ch = grpc_channel_create(addr, creds, mk_rpc_channel_args());
     grpc_channel_credentials_release(creds);
     if (wait_ready(c->ch, path, timeout_ms, err, errlen)) {
         mk_rpc_channel_close(c);

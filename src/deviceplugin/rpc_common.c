@@ -1,6 +1,6 @@
 /* rpc_common.c - small pieces of the gRPC layer used by both sides:
- * addresses, the Unix-socket liveness probe, deadlines, byte buffers and
- * status text. */
+ * addresses, the Unix-socket liveness probe, message limits, deadlines,
+ * byte buffers and status text. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +23,18 @@ const char *mk_rpc_code_name(int code)
     if (code >= 0 && (size_t)code < sizeof names / sizeof names[0])
         return names[code];
     return "UNKNOWN";
+}
+
+const grpc_channel_args *mk_rpc_channel_args(void)
+{
+    static grpc_arg args[] = {
+        { .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
+          .value.integer = MK_RPC_MAX_MESSAGE },
+        { .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
+          .value.integer = MK_RPC_MAX_MESSAGE },
+    };
+    static const grpc_channel_args set = { sizeof args / sizeof args[0], args };
+    return &set;
 }
 
 const char *mk_rpc_unix_path(const char *addr)

@@ -15,6 +15,11 @@
  * loops end on events, the tick only bounds each single wait. */
 #define MK_RPC_TICK_MS 1000
 
+/* Channel and server arguments: messages either way at most
+ * MK_RPC_MAX_MESSAGE bytes (rpc.h); a larger one fails its call with
+ * RESOURCE_EXHAUSTED instead of being buffered whole. */
+const grpc_channel_args *mk_rpc_channel_args(void);
+
 gpr_timespec mk_rpc_deadline(int ms);
 /* A call on the channel for method `path` (a string that outlives the call). */
 grpc_call *mk_rpc_channel_create_call(mk_rpc_channel *c, const char *path,

@@ -374,7 +374,7 @@ mk_rpc_server *mk_rpc_server_start(const char *addr, const mk_rpc_method *method
 
     grpc_init();
     s->cq = grpc_completion_queue_create_for_next(NULL);
-    s->srv = grpc_server_create(NULL, NULL);
+    s->srv = grpc_server_create(mk_rpc_channel_args(), NULL);
     grpc_server_register_completion_queue(s->srv, s->cq, NULL);
     grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
     int bound = grpc_server_add_http2_port(s->srv, addr, creds);

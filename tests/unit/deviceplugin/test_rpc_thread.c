@@ -126,6 +126,26 @@ START_TEST(unary_errors)
 }
 END_TEST
 
+/* Messages up to the stated limit pass; one byte more is refused with
+ * RESOURCE_EXHAUSTED rather than buffered whole. */
+START_TEST(message_size_limit)
+{
+    mk_rpc_channel *ch = dial();
+    mk_rpc_buf r;
+    char err[256];
+    uint8_t *big = calloc(1, MK_RPC_MAX_MESSAGE + 1);
+    ck_assert_int_eq(mk_rpc_call(ch, ECHO, big, MK_RPC_MAX_MESSAGE, MK_TEST_PATIENCE_MS,
+                                 &r, err, sizeof err), MK_RPC_OK);
+    ck_assert_uint_eq(r.len, MK_RPC_MAX_MESSAGE);
+    free(r.data);
+    ck_assert_int_eq(mk_rpc_call(ch, ECHO, big, MK_RPC_MAX_MESSAGE + 1, MK_TEST_PATIENCE_MS,
+                                 &r, err, sizeof err), MK_RPC_RESOURCE_EXHAUSTED);
+    ck_assert_msg(strstr(err, "RESOURCE_EXHAUSTED"), "%s", err);
+    free(big);
+    mk_rpc_channel_close(ch);
+}
+END_TEST
+
 START_TEST(unary_deadline)
 {
     mk_rpc_channel *ch = dial();
@@ -375,6 +395,7 @@ int main(void)
     TCase *tc = mk_test_case(s, "rpc", setup, teardown, 20);
     tcase_add_test(tc, unary_roundtrip);
     tcase_add_test(tc, unary_errors);
+    tcase_add_test(tc, message_size_limit);
     tcase_add_test(tc, unary_deadline);
     tcase_add_test(tc, dial_failures_are_fast_and_clear);
     tcase_add_test(tc, stream_in_order_then_server_stop);
