@@ -86,11 +86,15 @@ void mk_test_write(const char *path, const char *text)
     ck_assert_msg(rename(tmp, path) == 0, "rename %s: %s", path, strerror(errno));
 }
 
+/* The child never calls Check: every ck_assert, even one that holds, takes
+ * a mutex of Check's, and another thread of the test may have held it at
+ * the fork, leaving it locked for good in the child. That once hung
+ * test_nvml_fork's child before it could arm its alarm, and the parent
+ * waited for it until Check's timeout. */
 pid_t mk_test_fork(void)
 {
     pid_t parent = getpid();
     pid_t pid = fork();
-    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
         signal(SIGALRM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
@@ -98,7 +102,9 @@ pid_t mk_test_fork(void)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)   /* the parent died before prctl took hold */
             _exit(127);
+        return 0;
     }
+    ck_assert_msg(pid > 0, "fork: %s", strerror(errno));
     return pid;
 }
 

@@ -49,7 +49,9 @@ void mk_test_rmtree(const char *dir);
 void mk_test_write(const char *path, const char *text);
 /* fork() for helper processes: the child dies with the test process, so a
  * failed assertion never leaves one behind, and gets back the default
- * signal actions (Check's SIGALRM handler would kill the whole test). */
+ * signal actions (Check's SIGALRM handler would kill the whole test). The
+ * child must not call Check (ck_assert*): in a test with threads, Check's
+ * own lock may be held for good in it. */
 pid_t mk_test_fork(void);
 /* Waits for a child; its exit status, or 128 + the signal that ended it. */
 int mk_test_wait(pid_t pid);
