@@ -360,7 +360,8 @@ int mk_ycheck_keys(const mk_ynode *map, const char *what,
         if (ok)
             continue;
         bad++;
-        const char *sugg = mk_did_you_mean(k, known);
+        /* Past the file's cap the message is only counted: skip the search. */
+        const char *sugg = mk_diags_full(d, map->file) ? NULL : mk_did_you_mean(k, known);
         if (sugg)
             mk_yerr(d, map->keys[i], "unknown key '%s' in %s; did you mean '%s'?", k, what, sugg);
         else

@@ -140,6 +140,22 @@ class LintTest(CliTest):
         self.assertEqual(p.stderr, "%s:3:14: error: unknown key 'capacty' in expect; did you mean "
                          "'capacity'?\n1 error, 0 warnings in 2 files\n" % path)
 
+    def test_problems_shown_per_file_are_capped(self):
+        """60,000 unknown keys took seconds: each error was compared with all
+        before it."""
+        keys = ''.join('k%05d: 1\n' % i for i in range(60000))
+        path = self.write('profile: a100-sxm4-40gb\ncount: 8\n' + keys, 'keys.yaml')
+        p = mokka('lint', path)
+        self.assertExit(p, 2)
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 102, p.stderr[:2000])
+        self.assertEqual(lines[0], "%s:3:1: error: unknown key 'k00000' in the config" % path)
+        self.assertEqual(lines[99], "%s:102:1: error: unknown key 'k00099' in the config" % path)
+        self.assertEqual(lines[100:], [
+            '%s: error: 59900 more errors in this file are not shown (only the first 100 '
+            'problems are)' % path,
+            '60000 errors, 0 warnings in 1 file'])
+
     def test_quiet_drops_the_summary(self):
         p = mokka('lint', '--quiet', os.path.join(CONFIGS, 'dgx-a100.yaml'))
         self.assertExit(p, 0)
