@@ -156,6 +156,21 @@ class LintTest(CliTest):
             'problems are)' % path,
             '60000 errors, 0 warnings in 1 file'])
 
+    def test_deep_nesting_stops_at_the_limit(self):
+        """libyaml's document loader is quadratic on deep nesting; the parse
+        now stops at the 257th level."""
+        path = self.write('{a: ' * 40000 + 'b' + '}' * 40000 + '\n', 'deep.yaml')
+        p = mokka('lint', path)
+        self.assertExit(p, 2)
+        self.assertEqual(p.stderr, '%s:1:1025: error: nested deeper than 256 levels (the limit)\n'
+                         '1 error, 0 warnings in 1 file\n' % path)
+
+    def test_input_size_limit(self):
+        p = mokka('lint', '-', input=' ' * ((16 << 20) + 1))
+        self.assertExit(p, 2)
+        self.assertEqual(p.stderr, '<stdin>: error: larger than 16 MiB, the most a YAML file may '
+                         'be\n1 error, 0 warnings in 1 file\n')
+
     def test_quiet_drops_the_summary(self):
         p = mokka('lint', '--quiet', os.path.join(CONFIGS, 'dgx-a100.yaml'))
         self.assertExit(p, 0)

@@ -184,6 +184,20 @@ START_TEST(bad_configs_fail_init_with_one_line)
              "`profile:` and `count:`", p);
     init_refused(p, diag);
 
+    /* Hostile configs cost what lint says, and one line: nesting 20,000 deep
+     * stops at the limit. */
+    size_t depth = 20000;
+    char *deep = malloc(depth * 5 + 8);
+    ck_assert_ptr_nonnull(deep);
+    for (size_t i = 0; i < depth; i++)
+        memcpy(deep + 4 * i, "{a: ", 4);
+    memset(deep + 4 * depth, '}', depth);
+    deep[5 * depth] = 0;
+    p = nv_config(deep);
+    free(deep);
+    snprintf(diag, sizeof diag, "%s:1:1025: error: nested deeper than 256 levels (the limit)", p);
+    init_refused(p, diag);
+
     char missing[4500];
     snprintf(missing, sizeof missing, "%s/none.yaml", mk_test_tmpdir("config"));
     setenv("MOCK_CONFIG_PATH", missing, 1);
