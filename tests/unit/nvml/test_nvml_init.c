@@ -185,7 +185,7 @@ START_TEST(bad_configs_fail_init_with_one_line)
     init_refused(p, diag);
 
     /* Hostile configs cost what lint says, and one line: nesting 20,000 deep
-     * stops at the limit. */
+     * stops at the limit, and 512 GPUs sharing a minor are one error. */
     size_t depth = 20000;
     char *deep = malloc(depth * 5 + 8);
     ck_assert_ptr_nonnull(deep);
@@ -196,6 +196,10 @@ START_TEST(bad_configs_fail_init_with_one_line)
     p = nv_config(deep);
     free(deep);
     snprintf(diag, sizeof diag, "%s:1:1025: error: nested deeper than 256 levels (the limit)", p);
+    init_refused(p, diag);
+    p = nv_config("profile: a100-sxm4-40gb\ncount: 512\ndefaults: {minorNumber: 5}\n");
+    snprintf(diag, sizeof diag, "%s:2:8: error: GPU 1: minorNumber 5 is already used by GPU 0; "
+             "512 GPUs share it (GPUs 0, 1, 2, 3, 4, 5, 6, 7 and 504 more)", p);
     init_refused(p, diag);
 
     char missing[4500];
