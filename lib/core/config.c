@@ -350,27 +350,40 @@ typedef struct {
     size_t n;
 } template_cache;
 
-static const char *profile_name(const mk_ynode *entry, const mk_ynode *root, const mk_ynode **at)
+/* What every device looks up above its own entry, found once: a map of
+ * many keys would otherwise be searched again for each of 4096 GPUs. */
+typedef struct {
+    const mk_ynode *root, *count, *profile;
+    const mk_ynode *defaults, *defaults_profile, *defaults_name;
+} top_nodes;
+
+static top_nodes find_top(const mk_ynode *root)
 {
-    const mk_ynode *defaults = mk_yget(root, "defaults"), *pn = NULL, *name;
-    if (entry) pn = str_key(entry, "profile");
-    if (!pn && defaults) pn = str_key(defaults, "profile");
-    if (!pn) pn = str_key(root, "profile");
-    *at = pn ? pn : root;
+    const mk_ynode *defaults = mk_yget(root, "defaults");
+    return (top_nodes){ root, mk_yget(root, "count"), str_key(root, "profile"), defaults,
+                        str_key(defaults, "profile"), str_key(defaults, "name") };
+}
+
+static const char *profile_name(const mk_ynode *entry, const top_nodes *top, const mk_ynode **at)
+{
+    const mk_ynode *pn = entry ? str_key(entry, "profile") : NULL, *name;
+    if (!pn) pn = top->defaults_profile;
+    if (!pn) pn = top->profile;
+    *at = pn ? pn : top->root;
     if (pn)
         return pn->str;
     name = entry ? str_key(entry, "name") : NULL;
-    if (!name && defaults)
-        name = str_key(defaults, "name");
+    if (!name)
+        name = top->defaults_name;
     return name ? profile_for_gpu_name(name->str) : NULL;
 }
 
 static const dev_template *make_template(mk_universe *u, unsigned i, const char *pname,
                                          const mk_ynode *at, const mk_ynode *entry,
-                                         const mk_ynode *root, profile_cache *pc,
+                                         const top_nodes *top, profile_cache *pc,
                                          template_cache *tc, mk_diags *d)
 {
-    const mk_ynode *defaults = mk_yget(root, "defaults");
+    const mk_ynode *defaults = top->defaults;
     if (!tc)
         return NULL;
     for (size_t k = 0; k < tc->n; k++)
@@ -390,9 +403,9 @@ static const dev_template *make_template(mk_universe *u, unsigned i, const char 
         }
     } else {
         const mk_ynode *name = entry ? str_key(entry, "name") : NULL;
-        if (!name && defaults)
-            name = str_key(defaults, "name");
-        const mk_ynode *pos = entry ? entry : mk_yget(root, "count");
+        if (!name)
+            name = top->defaults_name;
+        const mk_ynode *pos = entry ? entry : top->count;
         int line = pos ? pos->line : 0, col = pos ? pos->col : 0;
         if (name)
             mk_diag_add(d, MK_DIAG_WARNING, u->config_path, line, col,
@@ -421,13 +434,13 @@ static void free_templates(template_cache *tc)
 }
 
 static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_ynode *entry,
-                         const mk_ynode *root, profile_cache *pc, template_cache *tc,
+                         const top_nodes *top, profile_cache *pc, template_cache *tc,
                          mk_diags *d)
 {
     const mk_ynode *at;
     char what[32];
-    const char *pname = profile_name(entry, root, &at);
-    const dev_template *t = make_template(u, i, pname, at, entry, root, pc, tc, d);
+    const char *pname = profile_name(entry, top, &at);
+    const dev_template *t = make_template(u, i, pname, at, entry, top, pc, tc, d);
     if (t)
         *dev = t->dev;
     else
@@ -446,7 +459,7 @@ static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_yn
     }
     /* Checks made after all layers name the device's entry, or for a GPU
      * that only count: makes, the count. */
-    const mk_ynode *pos = entry ? entry : mk_yget(root, "count");
+    const mk_ynode *pos = entry ? entry : top->count;
     if (pos) {
         dev->line = pos->line;
         dev->col = pos->col;
@@ -479,8 +492,9 @@ static mk_universe *build(mk_ydoc *doc, const char *path, const char *node, mk_d
     if (u->ndev && u->dev) {
         profile_cache pc = { .n = 0 };
         template_cache *tc = calloc(1, sizeof *tc);
+        top_nodes top = find_top(root);
         for (unsigned i = 0; i < u->ndev; i++)
-            build_device(u, &u->dev[i], i, entries[i], root, &pc, tc, d);
+            build_device(u, &u->dev[i], i, entries[i], &top, &pc, tc, d);
         if (tc)
             free_templates(tc);
         free(tc);
