@@ -243,6 +243,20 @@ static void finish_mig_ids(mk_universe *u)
 
 /* --- top level ---------------------------------------------------------------- */
 
+/* A version string into its field, refused (like a device's name:) when it
+ * does not fit: NVML has no way to return more. */
+static void version_field(const mk_ynode *n, const char *key, char *out, size_t size,
+                          mk_diags *d)
+{
+    const char *s;
+    if (mk_ystr(n, key, &s, d) != 0)
+        return;
+    if (strlen(s) >= size)
+        mk_yerr(d, n, "%s: longer than %zu characters", key, size - 1);
+    else
+        memcpy(out, s, strlen(s) + 1);
+}
+
 static void top_level(mk_universe *u, const mk_ynode *root, mk_diags *d)
 {
     const mk_ynode *n;
@@ -261,8 +275,8 @@ static void top_level(mk_universe *u, const mk_ynode *root, mk_diags *d)
     }
     snprintf(u->driver_version, sizeof u->driver_version, "535.261.03");
     u->cuda_version = 12020;
-    if ((n = mk_yget(root, "driverVersion")) && mk_ystr(n, "driverVersion", &s, d) == 0)
-        snprintf(u->driver_version, sizeof u->driver_version, "%s", s);
+    if ((n = mk_yget(root, "driverVersion")))
+        version_field(n, "driverVersion", u->driver_version, sizeof u->driver_version, d);
     if ((n = mk_yget(root, "cudaVersion")) && mk_ystr(n, "cudaVersion", &s, d) == 0) {
         int maj, min = 0;
         char tail;
@@ -272,10 +286,11 @@ static void top_level(mk_universe *u, const mk_ynode *root, mk_diags *d)
         else
             u->cuda_version = maj * 1000 + min * 10;
     }
-    snprintf(u->nvml_version, sizeof u->nvml_version, "%d.%.20s", (u->cuda_version / 1000) % 100,
+    /* At most 2 + 1 + 63 characters: it fits. */
+    snprintf(u->nvml_version, sizeof u->nvml_version, "%d.%s", (u->cuda_version / 1000) % 100,
              u->driver_version);
-    if ((n = mk_yget(root, "nvmlVersion")) && mk_ystr(n, "nvmlVersion", &s, d) == 0)
-        snprintf(u->nvml_version, sizeof u->nvml_version, "%s", s);
+    if ((n = mk_yget(root, "nvmlVersion")))
+        version_field(n, "nvmlVersion", u->nvml_version, sizeof u->nvml_version, d);
 }
 
 /* Finds each device's entry: entries[i] describes GPU i (or NULL). */

@@ -182,6 +182,16 @@ class LintTest(CliTest):
             '(GPUs 0, 1, 2, 3, 4, 5, 6, 7 and 504 more)' % path,
             '1 error, 0 warnings in 1 file'])
 
+    def test_long_versions(self):
+        path = self.write("profile: t4\ncount: 1\ndriverVersion: '%s'\nnvmlVersion: '%s'\n"
+                          % ('5' * 5000, '1' * 80))
+        p = mokka('lint', path)
+        self.assertExit(p, 2)
+        self.assertEqual(p.stderr.splitlines(), [
+            '%s:3:16: error: driverVersion: longer than 63 characters' % path,
+            '%s:4:14: error: nvmlVersion: longer than 79 characters' % path,
+            '2 errors, 0 warnings in 1 file'])
+
     def test_quiet_drops_the_summary(self):
         p = mokka('lint', '--quiet', os.path.join(CONFIGS, 'dgx-a100.yaml'))
         self.assertExit(p, 0)

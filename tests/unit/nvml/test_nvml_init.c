@@ -222,6 +222,27 @@ START_TEST(bad_configs_fail_init_with_one_line)
 }
 END_TEST
 
+/* Versions as long as NVML's buffers allow come back whole. */
+START_TEST(long_versions)
+{
+    char yaml[512], driver[64], nvml[80], buf[80];
+    memset(driver, '5', 63);
+    driver[63] = 0;
+    memset(nvml, '7', 79);
+    nvml[79] = 0;
+    snprintf(yaml, sizeof yaml, "profile: h100-sxm5-80gb\ncount: 1\ndriverVersion: '%s'\n"
+             "nvmlVersion: '%s'\n", driver, nvml);
+    nv_start(yaml);
+    NV_OK(nv.nvmlSystemGetDriverVersion(buf, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE));
+    ck_assert_str_eq(buf, driver);
+    NV_OK(nv.nvmlSystemGetNVMLVersion(buf, NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE));
+    ck_assert_str_eq(buf, nvml);
+    NV_OK(nv.nvmlDeviceGetGspFirmwareVersion(nv_gpu(0), buf));
+    ck_assert_str_eq(buf, driver);
+    NV_OK(nv.nvmlShutdown());
+}
+END_TEST
+
 /* After a failed init the library stays usable: a good config later works. */
 START_TEST(failed_init_then_good_config)
 {
@@ -339,6 +360,7 @@ int main(void)
     tcase_add_test(tc, handles_survive_cycles);
     tcase_add_test(tc, config_from_either_variable);
     tcase_add_test(tc, bad_configs_fail_init_with_one_line);
+    tcase_add_test(tc, long_versions);
     tcase_add_test(tc, failed_init_then_good_config);
     tcase_add_test(tc, state_file);
     tcase_add_test(tc, unusable_state_dir);
