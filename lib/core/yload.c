@@ -71,6 +71,7 @@ typedef struct {
     size_t root;             /* SIZE_MAX until the top node is complete */
     int failed;              /* an error was added: parse on only to find more */
     int stop;                /* a limit, a syntax error or out of memory: parse no further */
+    void *spare;             /* RESERVE's new block */
 } loader;
 
 static void oom(loader *l)
@@ -79,23 +80,29 @@ static void oom(loader *l)
     l->failed = l->stop = 1;
 }
 
-/* Room for `need` elements of `size` bytes in *p; 0, or -1 out of memory. */
-static int reserve(loader *l, void **p, size_t *cap, size_t need, size_t size)
+/* A block for `need` elements of `size` bytes, grown from p (doubling);
+ * NULL when out of memory, with the error added and p left as it was. */
+static void *grow(loader *l, void *p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap)
-        return 0;
     size_t n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    void *np = n <= SIZE_MAX / size ? realloc(*p, n * size) : NULL;
+    void *np = n <= SIZE_MAX / size ? realloc(p, n * size) : NULL;
     if (!np) {
         oom(l);
-        return -1;
+        return NULL;
     }
-    *p = np;
     *cap = n;
-    return 0;
+    return np;
 }
+
+/* Room for `need` elements in the array l->a of capacity l->cap: 0, or -1
+ * when out of memory. (The new block goes through l->spare, a void *, so
+ * that no pointer is written as another pointer type.) */
+#define RESERVE(l, a, cap, need)                                                       \
+    ((need) <= (l)->cap ? 0                                                            \
+     : ((l)->spare = grow((l), (l)->a, &(l)->cap, (need), sizeof *(l)->a)) != NULL   \
+         ? ((l)->a = (l)->spare, 0) : -1)
 
 static void error_at(loader *l, const yaml_mark_t *m, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -182,7 +189,7 @@ static size_t new_node(loader *l, mk_ykind kind, const yaml_mark_t *m)
         l->stop = 1;
         return SIZE_MAX;
     }
-    if (reserve(l, (void **)&l->nodes, &l->capnodes, l->nnodes + 1, sizeof *l->nodes))
+    if (RESERVE(l, nodes, capnodes, l->nnodes + 1))
         return SIZE_MAX;
     rnode *r = &l->nodes[l->nnodes];
     memset(r, 0, sizeof *r);
@@ -202,7 +209,7 @@ static void add_child(loader *l, size_t node)
         l->root = node;
         return;
     }
-    if (reserve(l, (void **)&l->pending, &l->cappending, l->npending + 1, sizeof *l->pending))
+    if (RESERVE(l, pending, cappending, l->npending + 1))
         return;
     l->pending[l->npending++] = node;
     frame *f = &l->stack[l->depth - 1];
@@ -215,7 +222,7 @@ static void on_scalar(loader *l, const yaml_event_t *ev)
     size_t len = ev->data.scalar.length;
     size_t i = new_node(l, MK_Y_SCALAR, &ev->start_mark);
     if (i == SIZE_MAX ||
-        reserve(l, (void **)&l->bytes, &l->capbytes, l->nbytes + len + 1, 1))
+        RESERVE(l, bytes, capbytes, l->nbytes + len + 1))
         return;
     rnode *r = &l->nodes[i];
     r->at = l->nbytes;
@@ -256,8 +263,8 @@ static int cmp_key(const void *a, const void *b)
  * n log n, and reported in the file's order. */
 static void check_keys(loader *l, const size_t *kids, size_t pairs)
 {
-    if (reserve(l, (void **)&l->keys, &l->capkeys, pairs, sizeof *l->keys) ||
-        reserve(l, (void **)&l->first_of, &l->capfirst, pairs, sizeof *l->first_of))
+    if (RESERVE(l, keys, capkeys, pairs) ||
+        RESERVE(l, first_of, capfirst, pairs))
         return;
     size_t nk = 0;
     for (size_t p = 0; p < pairs; p++) {
@@ -292,7 +299,7 @@ static void on_end(loader *l)
 {
     frame f = l->stack[--l->depth];
     size_t kids = l->npending - f.first;
-    if (reserve(l, (void **)&l->slots, &l->capslots, l->nslots + kids, sizeof *l->slots))
+    if (RESERVE(l, slots, capslots, l->nslots + kids))
         return;
     const size_t *k = l->pending + f.first;
     rnode *r = &l->nodes[f.node];
