@@ -229,7 +229,8 @@ static void on_scalar(loader *l, const yaml_event_t *ev)
     r->n = len;
     r->quoted = ev->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
                 ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-    memcpy(l->bytes + l->nbytes, ev->data.scalar.value, len);
+    if (len)
+        memcpy(l->bytes + l->nbytes, ev->data.scalar.value, len);
     l->bytes[l->nbytes + len] = 0;
     l->nbytes += len + 1;
     add_anchor(l, ev->data.scalar.anchor, i, &ev->start_mark);
@@ -301,7 +302,7 @@ static void on_end(loader *l)
     size_t kids = l->npending - f.first;
     if (RESERVE(l, slots, capslots, l->nslots + kids))
         return;
-    const size_t *k = l->pending + f.first;
+    const size_t *k = kids ? l->pending + f.first : NULL;   /* pending is NULL until used */
     rnode *r = &l->nodes[f.node];
     r->at = l->nslots;
     if (r->kind == MK_Y_MAP) {
@@ -313,7 +314,8 @@ static void on_end(loader *l)
         }
     } else {
         r->n = kids;
-        memcpy(l->slots + l->nslots, k, kids * sizeof *k);
+        if (kids)
+            memcpy(l->slots + l->nslots, k, kids * sizeof *k);
     }
     l->nslots += kids;
     l->npending = f.first;
