@@ -243,6 +243,20 @@ static void finish_mig_ids(mk_universe *u)
 
 /* --- top level ---------------------------------------------------------------- */
 
+/* A version string into its field, refused (like a device's name:) when it
+ * does not fit: NVML has no way to return more. */
+static void version_field(const mk_ynode *n, const char *key, char *out, size_t size,
+                          mk_diags *d)
+{
+    const char *s;
+    if (mk_ystr(n, key, &s, d) != 0)
+        return;
+    if (strlen(s) >= size)
+        mk_yerr(d, n, "%s: longer than %zu characters", key, size - 1);
+    else
+        memcpy(out, s, strlen(s) + 1);
+}
+
 static void top_level(mk_universe *u, const mk_ynode *root, mk_diags *d)
 {
     const mk_ynode *n;
@@ -261,8 +275,8 @@ static void top_level(mk_universe *u, const mk_ynode *root, mk_diags *d)
     }
     snprintf(u->driver_version, sizeof u->driver_version, "535.261.03");
     u->cuda_version = 12020;
-    if ((n = mk_yget(root, "driverVersion")) && mk_ystr(n, "driverVersion", &s, d) == 0)
-        snprintf(u->driver_version, sizeof u->driver_version, "%s", s);
+    if ((n = mk_yget(root, "driverVersion")))
+        version_field(n, "driverVersion", u->driver_version, sizeof u->driver_version, d);
     if ((n = mk_yget(root, "cudaVersion")) && mk_ystr(n, "cudaVersion", &s, d) == 0) {
         int maj, min = 0;
         char tail;
@@ -272,10 +286,11 @@ static void top_level(mk_universe *u, const mk_ynode *root, mk_diags *d)
         else
             u->cuda_version = maj * 1000 + min * 10;
     }
-    snprintf(u->nvml_version, sizeof u->nvml_version, "%d.%.20s", (u->cuda_version / 1000) % 100,
+    /* At most 2 + 1 + 63 characters: it fits. */
+    snprintf(u->nvml_version, sizeof u->nvml_version, "%d.%s", (u->cuda_version / 1000) % 100,
              u->driver_version);
-    if ((n = mk_yget(root, "nvmlVersion")) && mk_ystr(n, "nvmlVersion", &s, d) == 0)
-        snprintf(u->nvml_version, sizeof u->nvml_version, "%s", s);
+    if ((n = mk_yget(root, "nvmlVersion")))
+        version_field(n, "nvmlVersion", u->nvml_version, sizeof u->nvml_version, d);
 }
 
 /* Finds each device's entry: entries[i] describes GPU i (or NULL). */
@@ -350,27 +365,40 @@ typedef struct {
     size_t n;
 } template_cache;
 
-static const char *profile_name(const mk_ynode *entry, const mk_ynode *root, const mk_ynode **at)
+/* What every device looks up above its own entry, found once: a map of
+ * many keys would otherwise be searched again for each of 4096 GPUs. */
+typedef struct {
+    const mk_ynode *root, *count, *profile;
+    const mk_ynode *defaults, *defaults_profile, *defaults_name;
+} top_nodes;
+
+static top_nodes find_top(const mk_ynode *root)
 {
-    const mk_ynode *defaults = mk_yget(root, "defaults"), *pn = NULL, *name;
-    if (entry) pn = str_key(entry, "profile");
-    if (!pn && defaults) pn = str_key(defaults, "profile");
-    if (!pn) pn = str_key(root, "profile");
-    *at = pn ? pn : root;
+    const mk_ynode *defaults = mk_yget(root, "defaults");
+    return (top_nodes){ root, mk_yget(root, "count"), str_key(root, "profile"), defaults,
+                        str_key(defaults, "profile"), str_key(defaults, "name") };
+}
+
+static const char *profile_name(const mk_ynode *entry, const top_nodes *top, const mk_ynode **at)
+{
+    const mk_ynode *pn = entry ? str_key(entry, "profile") : NULL, *name;
+    if (!pn) pn = top->defaults_profile;
+    if (!pn) pn = top->profile;
+    *at = pn ? pn : top->root;
     if (pn)
         return pn->str;
     name = entry ? str_key(entry, "name") : NULL;
-    if (!name && defaults)
-        name = str_key(defaults, "name");
+    if (!name)
+        name = top->defaults_name;
     return name ? profile_for_gpu_name(name->str) : NULL;
 }
 
 static const dev_template *make_template(mk_universe *u, unsigned i, const char *pname,
                                          const mk_ynode *at, const mk_ynode *entry,
-                                         const mk_ynode *root, profile_cache *pc,
+                                         const top_nodes *top, profile_cache *pc,
                                          template_cache *tc, mk_diags *d)
 {
-    const mk_ynode *defaults = mk_yget(root, "defaults");
+    const mk_ynode *defaults = top->defaults;
     if (!tc)
         return NULL;
     for (size_t k = 0; k < tc->n; k++)
@@ -390,9 +418,9 @@ static const dev_template *make_template(mk_universe *u, unsigned i, const char 
         }
     } else {
         const mk_ynode *name = entry ? str_key(entry, "name") : NULL;
-        if (!name && defaults)
-            name = str_key(defaults, "name");
-        const mk_ynode *pos = entry ? entry : mk_yget(root, "count");
+        if (!name)
+            name = top->defaults_name;
+        const mk_ynode *pos = entry ? entry : top->count;
         int line = pos ? pos->line : 0, col = pos ? pos->col : 0;
         if (name)
             mk_diag_add(d, MK_DIAG_WARNING, u->config_path, line, col,
@@ -421,13 +449,13 @@ static void free_templates(template_cache *tc)
 }
 
 static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_ynode *entry,
-                         const mk_ynode *root, profile_cache *pc, template_cache *tc,
+                         const top_nodes *top, profile_cache *pc, template_cache *tc,
                          mk_diags *d)
 {
     const mk_ynode *at;
     char what[32];
-    const char *pname = profile_name(entry, root, &at);
-    const dev_template *t = make_template(u, i, pname, at, entry, root, pc, tc, d);
+    const char *pname = profile_name(entry, top, &at);
+    const dev_template *t = make_template(u, i, pname, at, entry, top, pc, tc, d);
     if (t)
         *dev = t->dev;
     else
@@ -446,7 +474,7 @@ static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_yn
     }
     /* Checks made after all layers name the device's entry, or for a GPU
      * that only count: makes, the count. */
-    const mk_ynode *pos = entry ? entry : mk_yget(root, "count");
+    const mk_ynode *pos = entry ? entry : top->count;
     if (pos) {
         dev->line = pos->line;
         dev->col = pos->col;
@@ -479,8 +507,9 @@ static mk_universe *build(mk_ydoc *doc, const char *path, const char *node, mk_d
     if (u->ndev && u->dev) {
         profile_cache pc = { .n = 0 };
         template_cache *tc = calloc(1, sizeof *tc);
+        top_nodes top = find_top(root);
         for (unsigned i = 0; i < u->ndev; i++)
-            build_device(u, &u->dev[i], i, entries[i], root, &pc, tc, d);
+            build_device(u, &u->dev[i], i, entries[i], &top, &pc, tc, d);
         if (tc)
             free_templates(tc);
         free(tc);

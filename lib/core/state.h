@@ -19,7 +19,7 @@
 #include "universe.h"
 
 #define MK_STATE_MAGIC   0x31534b4b4f4dull   /* "MOKKS1" */
-#define MK_STATE_VERSION 1
+#define MK_STATE_VERSION 2
 #define MK_STATE_SLOTS   64     /* counter rows; threads beyond share rows atomically */
 #define MK_FAULT_RING    16
 #define MK_FN_NAME_LEN   64
@@ -83,7 +83,7 @@ typedef struct mk_state_hdr {
     _Atomic int32_t pids[MK_STATE_PIDS];    /* processes attached (slots reused when dead) */
     char config_path[512];
     char node[256];
-    char driver_version[MK_SHORT_LEN];
+    char driver_version[MK_DRIVER_VERSION_LEN];
 } mk_state_hdr;
 
 typedef struct mk_state {

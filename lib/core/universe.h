@@ -16,6 +16,11 @@
 #define MK_NAME_LEN   96
 #define MK_UUID_LEN   96
 #define MK_SHORT_LEN  32
+/* The driver version is also the GSP firmware version, which NVML returns in
+ * NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (64) bytes; the NVML version fits
+ * NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE (80). Both with their NUL. */
+#define MK_DRIVER_VERSION_LEN 64
+#define MK_NVML_VERSION_LEN   80
 #define MK_MAX_NVLINKS 18     /* NVML_NVLINK_MAX_LINKS */
 #define MK_MAX_MIG_PROFILES 24
 #define MK_MAX_PLACEMENTS 8
@@ -176,8 +181,8 @@ typedef struct mk_device {
 typedef struct mk_universe {
     char *config_path;         /* NULL: built-in default universe */
     char node[256];            /* node name used for uuid: auto */
-    char driver_version[MK_SHORT_LEN];
-    char nvml_version[MK_SHORT_LEN];
+    char driver_version[MK_DRIVER_VERSION_LEN];
+    char nvml_version[MK_NVML_VERSION_LEN];
     int cuda_version;          /* 12020 for 12.2 */
     uint64_t seed;
     int has_seed;

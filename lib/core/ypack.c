@@ -31,6 +31,7 @@ static mk_ynode *unpack(unpack_ctx *c)
     switch (y->kind) {
     case MK_Y_SCALAR:
         y->str = c->p->strings + s->str;
+        y->len = strlen(y->str);
         y->quoted = s->quoted;
         break;
     case MK_Y_MAP:

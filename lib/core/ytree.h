@@ -1,13 +1,23 @@
 /* ytree.h - a YAML document as a small tree whose every node knows its line
- * and column, so that config and suite loaders can name file:line:col.
+ * and column, so that config, suite and kubeconfig loaders can name
+ * file:line:col.
  *
- * Built on libyaml's document loader; only one document per file is used.
- * Anchors and aliases are resolved by libyaml. */
+ * Read by yload.c over libyaml's event parser; only the first document of a
+ * file is used. An alias is the node its anchor names (shared, not copied),
+ * which is safe because the tree is read-only. */
 #ifndef MOKKA_YTREE_H
 #define MOKKA_YTREE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "diag.h"
+
+/* What one file may hold; past each, loading stops where it is crossed,
+ * with an error naming the limit. A config, suite or kubeconfig is a few
+ * kilobytes; these leave room for 4096 GPUs described one by one. */
+#define MK_YMAX_FILE  (16u << 20)   /* bytes */
+#define MK_YMAX_DEPTH 256           /* maps and lists inside each other */
+#define MK_YMAX_NODES 1000000       /* nodes, counting an alias as what it names */
 
 typedef enum { MK_Y_SCALAR, MK_Y_MAP, MK_Y_SEQ } mk_ykind;
 
@@ -18,6 +28,7 @@ struct mk_ynode {
     const char *file;        /* owned by the document */
     /* scalar */
     const char *str;
+    size_t len;              /* bytes in str, which may hold a NUL ("\0" in YAML) */
     int quoted;              /* scalar was single- or double-quoted */
     /* map: keys[i] (scalar nodes) -> vals[i]; seq: vals[i] */
     size_t n;
@@ -32,9 +43,11 @@ typedef struct mk_ydoc {
 } mk_ydoc;
 
 /* Load a file. On failure returns NULL and adds a diagnostic (unreadable file,
- * YAML syntax error with its position). */
+ * YAML syntax error with its position, a limit crossed, a duplicate key). */
 mk_ydoc *mk_yload_file(const char *path, mk_diags *d);
-/* Load from memory; `name` is used in diagnostics. */
+/* The same from an open file (read to its end) or from memory; `name` is
+ * used in diagnostics. */
+mk_ydoc *mk_yload_fp(const char *name, FILE *f, mk_diags *d);
 mk_ydoc *mk_yload_mem(const char *name, const char *buf, size_t len, mk_diags *d);
 void mk_yfree(mk_ydoc *doc);
 

@@ -3,6 +3,13 @@
 #include <stdio.h>
 #include "nvml_impl.h"
 
+/* The config loader refuses versions longer than these buffers hold. */
+_Static_assert(MK_DRIVER_VERSION_LEN <= NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE &&
+               MK_DRIVER_VERSION_LEN <= NVML_GSP_FIRMWARE_VERSION_BUF_SIZE,
+               "driver versions fit NVML's buffers");
+_Static_assert(MK_NVML_VERSION_LEN <= NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE,
+               "NVML versions fit NVML's buffer");
+
 MK_API nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
 {
     MK_ENTER(nvmlSystemGetDriverVersion);

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "ytree.h"
 
-#define MK_INPUT_MAX (64u << 20)
+/* What the loader would refuse anyway, refused before it is all in memory. */
+#define MK_INPUT_MAX MK_YMAX_FILE
 
 char *mk_read_input(const char *path, size_t *len, mk_diags *d)
 {
@@ -20,11 +22,18 @@ char *mk_read_input(const char *path, size_t *len, mk_diags *d)
         return NULL;
     }
     for (;;) {
+        if (n > MK_INPUT_MAX) {
+            mk_diag_add(d, MK_DIAG_ERROR, name, 0, 0, "larger than %u MiB, the most a YAML file "
+                        "may be", MK_INPUT_MAX >> 20);
+            free(buf);
+            buf = NULL;
+            break;
+        }
         if (cap - n < 4096) {
             cap = cap ? cap * 2 : 65536;
-            char *nb = cap <= MK_INPUT_MAX ? realloc(buf, cap + 1) : NULL;
+            char *nb = realloc(buf, cap + 1);
             if (!nb) {
-                mk_diag_add(d, MK_DIAG_ERROR, name, 0, 0, "larger than %u MiB", MK_INPUT_MAX >> 20);
+                mk_diag_add(d, MK_DIAG_ERROR, name, 0, 0, "out of memory");
                 free(buf);
                 buf = NULL;
                 break;

@@ -15,8 +15,10 @@ static int cmp_place(const mk_diag *x, const mk_diag *y)
     int c = cmp_str(x->file, y->file);
     if (c)
         return c;
+    /* A file's remarks without a line (how many problems were not shown)
+     * read last. */
     if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
+        return !x->line ? 1 : !y->line ? -1 : x->line < y->line ? -1 : 1;
     return x->col < y->col ? -1 : x->col > y->col;
 }
 
@@ -46,22 +48,23 @@ void mk_diags_tidy(mk_diags *d)
         order[i] = &d->v[i];
     if (d->n > 1)
         qsort(order, d->n, sizeof *order, cmp_diag);
-    d->errors = d->warnings = 0;
+    /* The counts include problems not kept (diag.h), so repeats are taken
+     * off them rather than the kept ones counted again. */
     for (size_t i = 0; i < d->n; i++) {
         mk_diag *g = (mk_diag *)order[i];
         int repeat = 0;
         for (size_t j = n; j-- > 0 && cmp_place(&out[j], g) == 0 && !repeat;)
             repeat = same(&out[j], g);
-        if (repeat) {
-            free(g->file);
-            free(g->msg);
+        if (!repeat) {
+            out[n++] = *g;
             continue;
         }
-        out[n++] = *g;
-        if (g->level == MK_DIAG_ERROR)
-            d->errors++;
-        else
-            d->warnings++;
+        if (g->level == MK_DIAG_ERROR && d->errors)
+            d->errors--;
+        else if (g->level == MK_DIAG_WARNING && d->warnings)
+            d->warnings--;
+        free(g->file);
+        free(g->msg);
     }
     free(order);
     free(d->v);

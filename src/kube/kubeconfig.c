@@ -1,5 +1,5 @@
-/* kubeconfig.c - finding, loading (libyaml's document API) and merging
- * kubeconfig files, and the in-cluster service account as the fallback.
+/* kubeconfig.c - finding, loading and merging kubeconfig files, and the
+ * in-cluster service account as the fallback.
  *
  * Merging follows client-go: in the order of $KUBECONFIG, the first file to
  * define a cluster, user or context name wins, and current-context comes from
@@ -7,22 +7,24 @@
  * only the chosen context, cluster and user are read in detail, so that a
  * broken entry nobody uses does not stop us (client-go validates only the
  * context in use as well). Relative paths resolve against the directory of
- * the file that holds them. */
+ * the file that holds them. Files are read by the loader configs and suites
+ * go through (lib/core ytree.h), so the same limits on size, nesting and
+ * aliases hold, and a duplicate key is an error rather than a silent pick. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 #include "kubeconfig.h"
+#include "ytree.h"
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 
 typedef struct kfile {
     char *path;
     char *dir;
-    yaml_document_t doc;
+    mk_ydoc *doc;
 } kfile;
 
 /* The loaded files, in merge order, and where errors go. */
@@ -44,9 +46,9 @@ static int fail(kset *s, const char *fmt, ...)
 }
 
 /* "kubeconfig PATH:LINE: what: msg" for a problem at a YAML node. */
-static int node_fail(kset *s, const kfile *f, const yaml_node_t *n, const char *what,
+static int node_fail(kset *s, const kfile *f, const mk_ynode *n, const char *what,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int node_fail(kset *s, const kfile *f, const yaml_node_t *n, const char *what,
+static int node_fail(kset *s, const kfile *f, const mk_ynode *n, const char *what,
                      const char *fmt, ...)
 {
     char msg[512];
@@ -54,8 +56,7 @@ static int node_fail(kset *s, const kfile *f, const yaml_node_t *n, const char *
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return fail(s, "kubeconfig %s:%lu: %s: %s", f->path,
-                (unsigned long)n->start_mark.line + 1, what, msg);
+    return fail(s, "kubeconfig %s:%d: %s: %s", f->path, n->line, what, msg);
 }
 
 static int oom(kset *s)
@@ -73,55 +74,38 @@ static int sdup(kset *s, char **dst, const char *src)
 
 /* --- YAML access ------------------------------------------------------------ */
 
-static yaml_node_t *ynode(kfile *f, int i)
-{
-    return yaml_document_get_node(&f->doc, i);
-}
-
-static yaml_node_t *yget(kfile *f, const yaml_node_t *map, const char *key)
-{
-    if (!map || map->type != YAML_MAPPING_NODE)
-        return NULL;
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = ynode(f, p->key);
-        if (k && k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0)
-            return ynode(f, p->value);
-    }
-    return NULL;
-}
-
 /* Go's YAML decoder leaves a field at its zero value for null and "", and
  * client-go treats "" as unset: so do we. */
-static int yis_unset(const yaml_node_t *n)
+static int yis_unset(const mk_ynode *n)
 {
     if (!n)
         return 1;
-    if (n->type != YAML_SCALAR_NODE)
+    if (n->kind != MK_Y_SCALAR)
         return 0;
-    const char *v = (const char *)n->data.scalar.value;
+    const char *v = n->str;
     if (!*v)
         return 1;
-    return n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+    return !n->quoted &&
            (!strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL"));
 }
 
 /* map[key] as a string; *out is NULL when unset. */
-static int get_str(kset *s, kfile *f, const yaml_node_t *map, const char *key,
+static int get_str(kset *s, kfile *f, const mk_ynode *map, const char *key,
                    const char *what, const char **out)
 {
-    yaml_node_t *n = yget(f, map, key);
+    const mk_ynode *n = mk_yget(map, key);
     *out = NULL;
     if (yis_unset(n))
         return 0;
-    if (n->type != YAML_SCALAR_NODE)
+    if (n->kind != MK_Y_SCALAR)
         return node_fail(s, f, n, what, "%s must be a string", key);
-    if (strlen((char *)n->data.scalar.value) != n->data.scalar.length)
+    if (strlen(n->str) != n->len)
         return node_fail(s, f, n, what, "%s contains a NUL byte", key);
-    *out = (const char *)n->data.scalar.value;
+    *out = n->str;
     return 0;
 }
 
-static int get_bool(kset *s, kfile *f, const yaml_node_t *map, const char *key,
+static int get_bool(kset *s, kfile *f, const mk_ynode *map, const char *key,
                     const char *what, int *out)
 {
     static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "on", "On", NULL };
@@ -138,7 +122,7 @@ static int get_bool(kset *s, kfile *f, const yaml_node_t *map, const char *key,
     for (int i = 0; no[i]; i++)
         if (!strcmp(v, no[i]))
             return 0;
-    return node_fail(s, f, yget(f, map, key), what, "%s must be true or false, not '%s'", key, v);
+    return node_fail(s, f, mk_yget(map, key), what, "%s must be true or false, not '%s'", key, v);
 }
 
 /* --- loading files ------------------------------------------------------------ */
@@ -147,21 +131,21 @@ static int get_bool(kset *s, kfile *f, const yaml_node_t *map, const char *key,
 static int check_shape(kset *s, kfile *f)
 {
     static const char *const lists[] = { "clusters", "users", "contexts" };
-    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
+    const mk_ynode *root = f->doc->root;
     if (!root)
         return 0;
-    if (root->type != YAML_MAPPING_NODE)
+    if (root->kind != MK_Y_MAP)
         return node_fail(s, f, root, "top level", "a kubeconfig is a mapping (apiVersion, clusters, users, contexts)");
     for (size_t l = 0; l < 3; l++) {
-        yaml_node_t *seq = yget(f, root, lists[l]);
+        const mk_ynode *seq = mk_yget(root, lists[l]);
         if (yis_unset(seq))
             continue;
-        if (seq->type != YAML_SEQUENCE_NODE)
+        if (seq->kind != MK_Y_SEQ)
             return node_fail(s, f, seq, lists[l], "must be a list");
-        for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
-            yaml_node_t *e = ynode(f, *it);
+        for (size_t i = 0; i < seq->n; i++) {
+            const mk_ynode *e = seq->vals[i];
             const char *name;
-            if (e->type != YAML_MAPPING_NODE)
+            if (e->kind != MK_Y_MAP)
                 return node_fail(s, f, e, lists[l], "each entry must be a mapping with a name");
             if (get_str(s, f, e, "name", lists[l], &name))
                 return -1;
@@ -205,21 +189,23 @@ static int load_file(kset *s, const char *path, int optional)
     else
         *slash = '\0';
 
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, fp);
-    int ok = yaml_parser_load(&p, &f->doc);
-    if (!ok)
-        fail(s, "kubeconfig %s:%lu:%lu: %s%s%s", path, (unsigned long)p.problem_mark.line + 1,
-             (unsigned long)p.problem_mark.column + 1, p.problem ? p.problem : "YAML error",
-             p.context ? " " : "", p.context ? p.context : "");
-    yaml_parser_delete(&p);
+    mk_diags d;
+    mk_diags_init(&d);
+    f->doc = mk_yload_fp(path, fp, &d);
     fclose(fp);
-    if (!ok) {
+    if (!f->doc) {
+        const mk_diag *g = mk_diags_first_error(&d);
+        const char *msg = g && g->msg ? g->msg : "out of memory";
+        if (g && g->line)
+            fail(s, "kubeconfig %s:%d:%d: %s", path, g->line, g->col, msg);
+        else
+            fail(s, "kubeconfig %s: %s", path, msg);
+        mk_diags_free(&d);
         free(f->path);
         free(f->dir);
         return -1;
     }
+    mk_diags_free(&d);
     s->n++;
     return check_shape(s, f) ? -1 : 1;
 }
@@ -261,7 +247,7 @@ static int load_files(kset *s, const char *path, char *tried, size_t triedlen)
 static void free_files(kset *s)
 {
     for (size_t i = 0; i < s->n; i++) {
-        yaml_document_delete(&s->f[i].doc);
+        mk_yfree(s->f[i].doc);
         free(s->f[i].path);
         free(s->f[i].dir);
     }
@@ -272,17 +258,16 @@ static void free_files(kset *s)
 
 /* The first entry of `list` (clusters, users, contexts) named `name` in any
  * file; *where is its file. */
-static yaml_node_t *find_named(kset *s, const char *list, const char *name, kfile **where)
+static const mk_ynode *find_named(kset *s, const char *list, const char *name, kfile **where)
 {
     for (size_t i = 0; i < s->n; i++) {
         kfile *f = &s->f[i];
-        yaml_node_t *seq = yget(f, yaml_document_get_root_node(&f->doc), list);
-        if (!seq || seq->type != YAML_SEQUENCE_NODE)
+        const mk_ynode *seq = mk_yget(f->doc->root, list);
+        if (!seq || seq->kind != MK_Y_SEQ)
             continue;
-        for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
-            yaml_node_t *e = ynode(f, *it);
-            yaml_node_t *n = yget(f, e, "name");
-            if (strcmp((char *)n->data.scalar.value, name) == 0) {
+        for (size_t j = 0; j < seq->n; j++) {
+            const mk_ynode *e = seq->vals[j];
+            if (strcmp(mk_yget(e, "name")->str, name) == 0) {
                 *where = f;
                 return e;
             }
@@ -297,7 +282,7 @@ static int current_context(kset *s, const char **name, kfile **where)
     *name = NULL;
     for (size_t i = 0; i < s->n; i++) {
         kfile *f = &s->f[i];
-        if (get_str(s, f, yaml_document_get_root_node(&f->doc), "current-context", "top level", name))
+        if (get_str(s, f, f->doc->root, "current-context", "top level", name))
             return -1;
         if (*name) {
             *where = f;
@@ -373,7 +358,7 @@ bad:
 }
 
 /* A path field made absolute against the file's directory; it must be readable. */
-static int get_path(kset *s, kfile *f, const yaml_node_t *map, const char *key,
+static int get_path(kset *s, kfile *f, const mk_ynode *map, const char *key,
                     const char *what, char **out)
 {
     const char *v;
@@ -391,18 +376,18 @@ static int get_path(kset *s, kfile *f, const yaml_node_t *map, const char *key,
     return 0;
 }
 
-static int get_data(kset *s, kfile *f, const yaml_node_t *map, const char *key,
+static int get_data(kset *s, kfile *f, const mk_ynode *map, const char *key,
                     const char *what, mk_kblob *out)
 {
     const char *v;
     if (get_str(s, f, map, key, what, &v))
         return -1;
     if (v && b64_decode(v, out))
-        return node_fail(s, f, yget(f, map, key), what, "%s is not valid base64", key);
+        return node_fail(s, f, mk_yget(map, key), what, "%s is not valid base64", key);
     return 0;
 }
 
-static int read_cluster(kset *s, kfile *f, const yaml_node_t *c, const char *what, mk_ktarget *t)
+static int read_cluster(kset *s, kfile *f, const mk_ynode *c, const char *what, mk_ktarget *t)
 {
     const char *server, *sni, *proxy;
     if (get_str(s, f, c, "server", what, &server) ||
@@ -421,7 +406,7 @@ static int read_cluster(kset *s, kfile *f, const yaml_node_t *c, const char *wha
            sdup(s, &t->proxy_url, proxy);
 }
 
-static int read_exec(kset *s, kfile *f, const yaml_node_t *e, const char *what, mk_ktarget *t)
+static int read_exec(kset *s, kfile *f, const mk_ynode *e, const char *what, mk_ktarget *t)
 {
     const char *api, *cmd, *hint, *mode;
     mk_kexec *x = t->exec = calloc(1, sizeof *x);
@@ -454,29 +439,27 @@ static int read_exec(kset *s, kfile *f, const yaml_node_t *e, const char *what, 
         return oom(s);
     }
 
-    yaml_node_t *args = yget(f, e, "args"), *env = yget(f, e, "env");
+    const mk_ynode *args = mk_yget(e, "args"), *env = mk_yget(e, "env");
     if (!yis_unset(args)) {
-        if (args->type != YAML_SEQUENCE_NODE)
+        if (args->kind != MK_Y_SEQ)
             return node_fail(s, f, args, what, "exec args must be a list of strings");
-        size_t n = (size_t)(args->data.sequence.items.top - args->data.sequence.items.start);
-        if (!(x->args = calloc(n + 1, sizeof *x->args)))
+        if (!(x->args = calloc(args->n + 1, sizeof *x->args)))
             return oom(s);
-        for (yaml_node_item_t *it = args->data.sequence.items.start; it < args->data.sequence.items.top; it++) {
-            yaml_node_t *a = ynode(f, *it);
-            if (a->type != YAML_SCALAR_NODE)
+        for (size_t i = 0; i < args->n; i++) {
+            const mk_ynode *a = args->vals[i];
+            if (a->kind != MK_Y_SCALAR)
                 return node_fail(s, f, a, what, "exec args must be a list of strings");
-            if (sdup(s, &x->args[x->nargs++], (char *)a->data.scalar.value))
+            if (sdup(s, &x->args[x->nargs++], a->str))
                 return -1;
         }
     }
     if (!yis_unset(env)) {
-        if (env->type != YAML_SEQUENCE_NODE)
+        if (env->kind != MK_Y_SEQ)
             return node_fail(s, f, env, what, "exec env must be a list of {name, value}");
-        size_t n = (size_t)(env->data.sequence.items.top - env->data.sequence.items.start);
-        if (!(x->env = calloc(n + 1, sizeof *x->env)))
+        if (!(x->env = calloc(env->n + 1, sizeof *x->env)))
             return oom(s);
-        for (yaml_node_item_t *it = env->data.sequence.items.start; it < env->data.sequence.items.top; it++) {
-            yaml_node_t *v = ynode(f, *it);
+        for (size_t i = 0; i < env->n; i++) {
+            const mk_ynode *v = env->vals[i];
             const char *name, *value;
             if (get_str(s, f, v, "name", what, &name) || get_str(s, f, v, "value", what, &value))
                 return -1;
@@ -490,7 +473,7 @@ static int read_exec(kset *s, kfile *f, const yaml_node_t *e, const char *what, 
     return 0;
 }
 
-static int read_user(kset *s, kfile *f, const yaml_node_t *u, const char *what, mk_ktarget *t)
+static int read_user(kset *s, kfile *f, const mk_ynode *u, const char *what, mk_ktarget *t)
 {
     const char *token, *user, *pass;
     if (get_path(s, f, u, "client-certificate", what, &t->cert_file) ||
@@ -503,7 +486,7 @@ static int read_user(kset *s, kfile *f, const yaml_node_t *u, const char *what, 
         get_str(s, f, u, "password", what, &pass))
         return -1;
 
-    yaml_node_t *ap = yget(f, u, "auth-provider");
+    const mk_ynode *ap = mk_yget(u, "auth-provider");
     if (!yis_unset(ap)) {
         const char *name;
         if (get_str(s, f, ap, "name", what, &name))
@@ -521,7 +504,7 @@ static int read_user(kset *s, kfile *f, const yaml_node_t *u, const char *what, 
     if ((token || t->token_file) && (user || pass))
         return fail(s, "kubeconfig %s: %s: a token and username/password are both set; only one "
                     "is allowed", f->path, what);
-    yaml_node_t *exec = yget(f, u, "exec");
+    const mk_ynode *exec = mk_yget(u, "exec");
     if (!yis_unset(exec)) {
         if (user || pass)
             return fail(s, "kubeconfig %s: %s: an exec plugin and username/password are both set; "
@@ -537,7 +520,7 @@ static int pick(kset *s, const char *context, mk_ktarget *t)
 {
     char files[1024], what[320];
     kfile *cf = NULL, *f;
-    yaml_node_t *entry;
+    const mk_ynode *entry;
     const char *name = context, *cluster, *user;
 
     file_list(s, files, sizeof files);
@@ -552,8 +535,8 @@ static int pick(kset *s, const char *context, mk_ktarget *t)
                     cf->path, name);
     }
     snprintf(what, sizeof what, "context '%s'", name);
-    yaml_node_t *ctx = yget(f, entry, "context");
-    if (!ctx || ctx->type != YAML_MAPPING_NODE)
+    const mk_ynode *ctx = mk_yget(entry, "context");
+    if (!ctx || ctx->kind != MK_Y_MAP)
         return node_fail(s, f, entry, what, "has no 'context' mapping");
     if (get_str(s, f, ctx, "cluster", what, &cluster) || get_str(s, f, ctx, "user", what, &user))
         return -1;
@@ -567,13 +550,13 @@ static int pick(kset *s, const char *context, mk_ktarget *t)
     }
 
     kfile *ff;
-    yaml_node_t *e;
+    const mk_ynode *e;
     if (!(e = find_named(s, "clusters", cluster, &ff)))
         return fail(s, "kubeconfig %s: context '%s' names cluster '%s', which no file defines",
                     f->path, name, cluster);
     snprintf(what, sizeof what, "cluster '%s'", cluster);
-    yaml_node_t *c = yget(ff, e, "cluster");
-    if (!c || c->type != YAML_MAPPING_NODE)
+    const mk_ynode *c = mk_yget(e, "cluster");
+    if (!c || c->kind != MK_Y_MAP)
         return node_fail(s, ff, e, what, "has no 'cluster' mapping");
     if (read_cluster(s, ff, c, what, t))
         return -1;
@@ -583,10 +566,10 @@ static int pick(kset *s, const char *context, mk_ktarget *t)
         return fail(s, "kubeconfig %s: context '%s' names user '%s', which no file defines",
                     f->path, name, user);
     snprintf(what, sizeof what, "user '%s'", user);
-    yaml_node_t *u = yget(ff, e, "user");
+    const mk_ynode *u = mk_yget(e, "user");
     if (yis_unset(u))
         return 0;
-    if (u->type != YAML_MAPPING_NODE)
+    if (u->kind != MK_Y_MAP)
         return node_fail(s, ff, u, what, "'user' must be a mapping");
     return read_user(s, ff, u, what, t);
 }

@@ -355,15 +355,24 @@ static mk_suite *from_doc(const mk_ydoc *doc, const char *file, mk_diags *d)
     return s;
 }
 
+/* Whether a goes after b in file order; a line without a place (the count
+ * of problems not shown, diag.h) goes last. */
+static int after(const mk_diag *a, const mk_diag *b)
+{
+    if (a->line != b->line)
+        return !a->line || (b->line && a->line > b->line);
+    return a->col > b->col;
+}
+
 /* The loader visits keys in a fixed order, not the file's; lint output
- * reads best in file order. A stable insertion sort of what it added. */
+ * reads best in file order. A stable insertion sort of what it added (at
+ * most MK_DIAGS_PER_FILE and one). */
 static void sort_diags(mk_diags *d, size_t from)
 {
     for (size_t i = from + 1; i < d->n; i++) {
         mk_diag g = d->v[i];
         size_t j = i;
-        while (j > from && (d->v[j - 1].line > g.line ||
-                            (d->v[j - 1].line == g.line && d->v[j - 1].col > g.col))) {
+        while (j > from && after(&d->v[j - 1], &g)) {
             d->v[j] = d->v[j - 1];
             j--;
         }

@@ -140,6 +140,58 @@ class LintTest(CliTest):
         self.assertEqual(p.stderr, "%s:3:14: error: unknown key 'capacty' in expect; did you mean "
                          "'capacity'?\n1 error, 0 warnings in 2 files\n" % path)
 
+    def test_problems_shown_per_file_are_capped(self):
+        """60,000 unknown keys took seconds: each error was compared with all
+        before it."""
+        keys = ''.join('k%05d: 1\n' % i for i in range(60000))
+        path = self.write('profile: a100-sxm4-40gb\ncount: 8\n' + keys, 'keys.yaml')
+        p = mokka('lint', path)
+        self.assertExit(p, 2)
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 102, p.stderr[:2000])
+        self.assertEqual(lines[0], "%s:3:1: error: unknown key 'k00000' in the config" % path)
+        self.assertEqual(lines[99], "%s:102:1: error: unknown key 'k00099' in the config" % path)
+        self.assertEqual(lines[100:], [
+            '%s: error: 59900 more errors in this file are not shown (only the first 100 '
+            'problems are)' % path,
+            '60000 errors, 0 warnings in 1 file'])
+
+    def test_deep_nesting_stops_at_the_limit(self):
+        """libyaml's document loader is quadratic on deep nesting; the parse
+        now stops at the 257th level."""
+        path = self.write('{a: ' * 40000 + 'b' + '}' * 40000 + '\n', 'deep.yaml')
+        p = mokka('lint', path)
+        self.assertExit(p, 2)
+        self.assertEqual(p.stderr, '%s:1:1025: error: nested deeper than 256 levels (the limit)\n'
+                         '1 error, 0 warnings in 1 file\n' % path)
+
+    def test_input_size_limit(self):
+        p = mokka('lint', '-', input=' ' * ((16 << 20) + 1))
+        self.assertExit(p, 2)
+        self.assertEqual(p.stderr, '<stdin>: error: larger than 16 MiB, the most a YAML file may '
+                         'be\n1 error, 0 warnings in 1 file\n')
+
+    def test_a_shared_value_is_one_line(self):
+        """512 GPUs sharing a minor made 130,816 errors and minutes of work
+        (mokka() gives up after 30 s)."""
+        path = self.write('profile: a100-sxm4-40gb\ncount: 512\ndefaults: {minorNumber: 5}\n')
+        p = mokka('lint', path)
+        self.assertExit(p, 2)
+        self.assertEqual(p.stderr.splitlines(), [
+            '%s:2:8: error: GPU 1: minorNumber 5 is already used by GPU 0; 512 GPUs share it '
+            '(GPUs 0, 1, 2, 3, 4, 5, 6, 7 and 504 more)' % path,
+            '1 error, 0 warnings in 1 file'])
+
+    def test_long_versions(self):
+        path = self.write("profile: t4\ncount: 1\ndriverVersion: '%s'\nnvmlVersion: '%s'\n"
+                          % ('5' * 5000, '1' * 80))
+        p = mokka('lint', path)
+        self.assertExit(p, 2)
+        self.assertEqual(p.stderr.splitlines(), [
+            '%s:3:16: error: driverVersion: longer than 63 characters' % path,
+            '%s:4:14: error: nvmlVersion: longer than 79 characters' % path,
+            '2 errors, 0 warnings in 1 file'])
+
     def test_quiet_drops_the_summary(self):
         p = mokka('lint', '--quiet', os.path.join(CONFIGS, 'dgx-a100.yaml'))
         self.assertExit(p, 0)

@@ -69,6 +69,22 @@ START_TEST(top_level_errors)
                 "t.yaml:1:16: error: driverVersion: expected a string, got a list");
     EXPECT_ONLY("nvmlVersion: {a: 1}\nprofile: t4\ncount: 1\n",
                 "t.yaml:1:14: error: nvmlVersion: expected a string, got a map");
+    /* Versions are refused, not cut short, past what NVML returns: 63
+     * characters for the driver (it is the GSP firmware version too, which
+     * has 64 bytes), 79 for NVML; the longest that fit are kept whole. */
+    char text[512], want[256];
+    for (int driver = 0; driver < 2; driver++) {
+        const char *key = driver ? "driverVersion" : "nvmlVersion";
+        int room = driver ? 63 : 79;
+        snprintf(text, sizeof text, "%s: '%0*d'\nprofile: t4\ncount: 1\n", key, room + 1, 5);
+        snprintf(want, sizeof want, "t.yaml:1:%zu: error: %s: longer than %d characters",
+                 strlen(key) + 3, key, room);
+        EXPECT_ONLY(text, want);
+        snprintf(text, sizeof text, "%s: '%0*d'\nprofile: t4\ncount: 1\n", key, room, 5);
+        mk_universe *u = LOAD_CLEAN(text);
+        ck_assert_uint_eq(strlen(driver ? u->driver_version : u->nvml_version), (size_t)room);
+        mk_universe_free(u);
+    }
     EXPECT_ONLY("profile: t4\ncount: 1\ndevice: []\n",
                 "t.yaml:3:1: error: unknown key 'device' in the config; did you mean 'devices'?");
     EXPECT_ONLY("profile: t4\ncount: 1\ngpus: 3\n",

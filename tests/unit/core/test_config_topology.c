@@ -190,6 +190,35 @@ START_TEST(uniqueness)
 }
 END_TEST
 
+/* A value that many GPUs share is one error, at the second GPU, naming the
+ * first few and how many more: 512 GPUs made 130,816 errors (one per pair),
+ * each checked against all before it, which kept lint and nvmlInit busy for
+ * minutes. */
+START_TEST(uniqueness_of_many)
+{
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 512\ndefaults: {minorNumber: 5}\n",
+                "t.yaml:2:8: error: GPU 1: minorNumber 5 is already used by GPU 0; 512 GPUs share "
+                "it (GPUs 0, 1, 2, 3, 4, 5, 6, 7 and 504 more)");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 300\n"
+                "defaults: {uuid: GPU-00000000-0000-0000-0000-000000000001}\n",
+                "t.yaml:2:8: error: GPU 1: uuid GPU-00000000-0000-0000-0000-000000000001 is already "
+                "used by GPU 0; 300 GPUs share it (GPUs 0, 1, 2, 3, 4, 5, 6, 7 and 292 more)");
+    /* Up to eight holders are all named; each shared value is one error. */
+    EXPECT_ONLY("profile: t4\ndevices:\n  - {}\n  - {minorNumber: 0}\n  - {minorNumber: 0}\n",
+                "t.yaml:4:5: error: GPU 1: minorNumber 0 is already used by GPU 0; 3 GPUs share it "
+                "(GPUs 0, 1, 2)");
+    mk_diags d;
+    ck_assert_ptr_null(t_load("profile: t4\ncount: 4096\n"
+                              "defaults: {minorNumber: 7, uuid: GPU-11111111-2222-3333-4444-555555555555}\n"
+                              "devices:\n  - {index: 3, pciBusID: \"0000:04:00.0\"}\n"
+                              "  - {index: 9, pciBusID: \"0000:04:00.0\"}\n", &d));
+    ck_assert_msg(d.n == 3 && d.errors == 3, "%s", t_diag_text(&d));
+    ck_assert(t_has_diag(&d, "t.yaml:6:5: error: GPU 9: pciBusID 0000:04:00.0 is already used by "
+                             "GPU 3"));
+    mk_diags_free(&d);
+}
+END_TEST
+
 START_TEST(numa_nodes)
 {
     mk_universe *u = LOAD_CLEAN("profile: t4\ncount: 6\ntopology: {numaNodes: 3}\n"
@@ -282,6 +311,7 @@ int main(void)
     tcase_add_test(tc, topology_errors);
     tcase_add_test(tc, bus_ids);
     tcase_add_test(tc, uniqueness);
+    tcase_add_test(tc, uniqueness_of_many);
     tcase_add_test(tc, numa_nodes);
     tcase_add_test(tc, same_identity);
     suite_add_tcase(s, tc);

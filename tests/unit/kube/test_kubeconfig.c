@@ -410,6 +410,55 @@ START_TEST(err_yaml_syntax)
 }
 END_TEST
 
+/* A kubeconfig goes through the loader configs use, with its limits: half a
+ * megabyte nested 125,000 deep (which kept `mokka assert --timeout 5s`
+ * loading it for minutes) stops at the 257th level, named with its place. */
+START_TEST(err_deep_nesting_stops_early)
+{
+    size_t depth = 125000;
+    char *text = malloc(depth * 5 + 64);
+    ck_assert_ptr_nonnull(text);
+    size_t n = (size_t)sprintf(text, "apiVersion: v1\nclusters: ");
+    for (size_t i = 0; i < depth; i++, n += 4)
+        memcpy(text + n, "{a: ", 4);
+    memset(text + n, '}', depth);
+    text[n + depth] = '\0';
+    const char *p = put("config", text);
+    free(text);
+    ck_assert_int_eq(load(p, NULL), -1);
+    char want[600];
+    /* The top-level map is the first level, clusters' value the second. */
+    snprintf(want, sizeof want, "kubeconfig %s:2:1031: nested deeper than 256 levels (the limit)", p);
+    ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(err_limits_and_duplicates)
+{
+    const char *p = put("config", "current-context: a\nclusters: []\ncurrent-context: b\n");
+    char want[600];
+    ck_assert_int_eq(load(p, NULL), -1);
+    snprintf(want, sizeof want, "kubeconfig %s:3:1: duplicate key 'current-context' (first at line 1)", p);
+    ck_assert_str_eq(err, want);
+
+    p = put("config", "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n");
+    ck_assert_int_eq(load(p, NULL), -1);
+    snprintf(want, sizeof want, "kubeconfig %s:6:36: alias *e expands the document past 1000000 nodes (the limit)", p);
+    ck_assert_str_eq(err, want);
+
+    p = put("config", "");
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(ftruncate(fileno(f), (16 << 20) + 1), 0);
+    fclose(f);
+    ck_assert_int_eq(load(p, NULL), -1);
+    snprintf(want, sizeof want, "kubeconfig %s: larger than 16 MiB, the most a YAML file may be", p);
+    ck_assert_str_eq(err, want);
+}
+END_TEST
+
 /* A table of broken kubeconfigs and the message each must produce. The
  * file's own path precedes each message; %s in `want` stands for it. */
 static const struct {
@@ -608,6 +657,8 @@ int main(void)
     tcase_add_test(tc, err_context_without_kubeconfig);
     tcase_add_test(tc, err_explicit_file_missing);
     tcase_add_test(tc, err_yaml_syntax);
+    tcase_add_test(tc, err_deep_nesting_stops_early);
+    tcase_add_test(tc, err_limits_and_duplicates);
     tcase_add_loop_test(tc, err_table, 0, (int)(sizeof broken / sizeof broken[0]));
     tcase_add_test(tc, err_unreadable_file_names_path);
     tcase_add_test(tc, err_file_and_data_both);

@@ -22,7 +22,7 @@
 #define NVML_FUNCS(X) \
     X(nvmlInit) X(nvmlInit_v2) X(nvmlInitWithFlags) X(nvmlShutdown) X(nvmlErrorString) \
     X(nvmlSystemGetDriverVersion) X(nvmlSystemGetNVMLVersion) \
-    X(nvmlSystemGetCudaDriverVersion_v2) \
+    X(nvmlSystemGetCudaDriverVersion_v2) X(nvmlDeviceGetGspFirmwareVersion) \
     X(nvmlDeviceGetCount_v2) X(nvmlDeviceGetHandleByIndex_v2) X(nvmlDeviceGetHandleByUUID) \
     X(nvmlDeviceGetHandleByPciBusId_v2) X(nvmlDeviceGetIndex) X(nvmlDeviceGetName) \
     X(nvmlDeviceGetUUID) X(nvmlDeviceGetSerial) X(nvmlDeviceGetMinorNumber) \

@@ -555,9 +555,11 @@ START_TEST(energy_grows)
     ck_assert_msg(e1 > e0, "energy %llu then %llu", e0, e1);
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
+    /* The clock is read before each reading, so that the last reading comes
+     * after 20 ms have passed, however long this process waits for a CPU. */
     do {
-        ck_assert_int_eq(p_nvmlDeviceGetTotalEnergyConsumption(gpu[T4], &e), NVML_SUCCESS);
         clock_gettime(CLOCK_MONOTONIC, &now);
+        ck_assert_int_eq(p_nvmlDeviceGetTotalEnergyConsumption(gpu[T4], &e), NVML_SUCCESS);
     } while ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec < 20000000L);
     /* 14 W for 20 ms: 280 mJ, whatever the polling rate */
     ck_assert_msg(e >= e1 + 200, "energy %llu after 20 ms of polling from %llu", e, e1);

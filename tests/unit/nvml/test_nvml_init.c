@@ -184,6 +184,24 @@ START_TEST(bad_configs_fail_init_with_one_line)
              "`profile:` and `count:`", p);
     init_refused(p, diag);
 
+    /* Hostile configs cost what lint says, and one line: nesting 20,000 deep
+     * stops at the limit, and 512 GPUs sharing a minor are one error. */
+    size_t depth = 20000;
+    char *deep = malloc(depth * 5 + 8);
+    ck_assert_ptr_nonnull(deep);
+    for (size_t i = 0; i < depth; i++)
+        memcpy(deep + 4 * i, "{a: ", 4);
+    memset(deep + 4 * depth, '}', depth);
+    deep[5 * depth] = 0;
+    p = nv_config(deep);
+    free(deep);
+    snprintf(diag, sizeof diag, "%s:1:1025: error: nested deeper than 256 levels (the limit)", p);
+    init_refused(p, diag);
+    p = nv_config("profile: a100-sxm4-40gb\ncount: 512\ndefaults: {minorNumber: 5}\n");
+    snprintf(diag, sizeof diag, "%s:2:8: error: GPU 1: minorNumber 5 is already used by GPU 0; "
+             "512 GPUs share it (GPUs 0, 1, 2, 3, 4, 5, 6, 7 and 504 more)", p);
+    init_refused(p, diag);
+
     char missing[4500];
     snprintf(missing, sizeof missing, "%s/none.yaml", mk_test_tmpdir("config"));
     setenv("MOCK_CONFIG_PATH", missing, 1);
@@ -201,6 +219,27 @@ START_TEST(bad_configs_fail_init_with_one_line)
         snprintf(diag, sizeof diag, "%s: error: cannot open: Permission denied", p);
         init_refused(p, diag);
     }
+}
+END_TEST
+
+/* Versions as long as NVML's buffers allow come back whole. */
+START_TEST(long_versions)
+{
+    char yaml[512], driver[64], nvml[80], buf[80];
+    memset(driver, '5', 63);
+    driver[63] = 0;
+    memset(nvml, '7', 79);
+    nvml[79] = 0;
+    snprintf(yaml, sizeof yaml, "profile: h100-sxm5-80gb\ncount: 1\ndriverVersion: '%s'\n"
+             "nvmlVersion: '%s'\n", driver, nvml);
+    nv_start(yaml);
+    NV_OK(nv.nvmlSystemGetDriverVersion(buf, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE));
+    ck_assert_str_eq(buf, driver);
+    NV_OK(nv.nvmlSystemGetNVMLVersion(buf, NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE));
+    ck_assert_str_eq(buf, nvml);
+    NV_OK(nv.nvmlDeviceGetGspFirmwareVersion(nv_gpu(0), buf));
+    ck_assert_str_eq(buf, driver);
+    NV_OK(nv.nvmlShutdown());
 }
 END_TEST
 
@@ -321,6 +360,7 @@ int main(void)
     tcase_add_test(tc, handles_survive_cycles);
     tcase_add_test(tc, config_from_either_variable);
     tcase_add_test(tc, bad_configs_fail_init_with_one_line);
+    tcase_add_test(tc, long_versions);
     tcase_add_test(tc, failed_init_then_good_config);
     tcase_add_test(tc, state_file);
     tcase_add_test(tc, unusable_state_dir);

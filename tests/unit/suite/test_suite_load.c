@@ -458,7 +458,7 @@ static const struct { const char *yaml, *errors; } bad[] = {
      "t.yaml:3:27: error: duplicate key 'capacity' (first at line 3)\n"},
     {"cases:\n"
         "  - &a [*a]\n",
-     "t.yaml:1:1: error: document too large or too deeply nested once aliases are expanded\n"},
+     "t.yaml:2:9: error: alias *a is inside the node it names, which makes the document endless\n"},
     {"cases:\n"
         "  - name: a\n"
         "    expect: {? [a] : 1}\n",
@@ -524,6 +524,44 @@ START_TEST(test_long_regex)
                                  "expression /aaaa"));
     ck_assert_ptr_nonnull(strstr(errors, "...: the pattern is 2000 bytes, over the limit of 1024\n"));
     free(errors);
+}
+END_TEST
+
+/* Suites go through the config loader and its limits: a case nested 40,000
+ * deep stops at the 257th level, a suite of 60,000 unknown keys shows the
+ * first 100 in file order and a last line with the rest counted. */
+START_TEST(test_hostile_suites)
+{
+    size_t depth = 40000, used;
+    char *text = malloc(depth * 5 + 64);
+    ck_assert_ptr_nonnull(text);
+    used = (size_t)sprintf(text, "cases:\n  - name: a\n    expect: ");
+    for (size_t i = 0; i < depth; i++, used += 4)
+        memcpy(text + used, "{a: ", 4);
+    memset(text + used, '}', depth);
+    text[used + depth] = '\0';
+    int loaded;
+    char *got = diagnostics(text, &loaded);
+    ck_assert(!loaded);
+    /* cases, its list, the case and expect: the 254th map written is the 257th level. */
+    ck_assert_str_eq(got, "t.yaml:3:1025: error: nested deeper than 256 levels (the limit)\n");
+    free(got);
+    free(text);
+
+    text = malloc(60000 * 12 + 64);
+    ck_assert_ptr_nonnull(text);
+    used = 0;
+    for (int i = 0; i < 60000; i++)
+        used += (size_t)sprintf(text + used, "k%05d: 1\n", 59999 - i);
+    sprintf(text + used, "cases: [{name: a, expect: {capacity: 1}}]\n");
+    got = diagnostics(text, &loaded);
+    ck_assert(!loaded);
+    ck_assert_ptr_nonnull(strstr(got, "t.yaml:1:1: error: unknown key 'k59999' in the suite\n"));
+    const char *last = "t.yaml: error: 59900 more errors in this file are not shown (only the "
+                       "first 100 problems are)\n";
+    ck_assert_str_eq(got + strlen(got) - strlen(last), last);
+    free(got);
+    free(text);
 }
 END_TEST
 
@@ -670,6 +708,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("errors");
     tcase_add_loop_test(tc, test_error, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, test_all_errors_collected);
+    tcase_add_test(tc, test_hostile_suites);
     tcase_add_test(tc, test_unreadable_file);
     tcase_add_test(tc, test_long_regex);
     suite_add_tcase(s, tc);
