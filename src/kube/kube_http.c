@@ -7,7 +7,6 @@
  * transfer or a backoff wait at once (curl_multi_wakeup) from another thread,
  * and so that connections are kept alive between a list and its watch. */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,21 +50,6 @@ long long mk_kmono_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-void mk_klogf(const mk_klog *l, int warning, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    if (!warning && !l->verbose)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (l->fn)
-        l->fn(l->ctx, warning, msg);
-    else
-        fprintf(stderr, "mokka: %s%s\n", warning ? "warning: " : "", msg);
 }
 
 /* --- setting up --------------------------------------------------------------- */

@@ -9,17 +9,8 @@
 #define MOKKA_KUBE_HTTP_H
 
 #include <stddef.h>
+#include "kube_log.h"
 #include "kubeconfig.h"
-
-/* Where the engine's warnings and (when verbose) progress lines go. `fn` may
- * be called from the watch thread. NULL fn: stderr. */
-typedef struct mk_klog {
-    void (*fn)(void *ctx, int warning, const char *msg);
-    void *ctx;
-    int verbose;
-} mk_klog;
-void mk_klogf(const mk_klog *l, int warning, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 typedef struct mk_khttp mk_khttp;
 
