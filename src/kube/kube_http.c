@@ -2,6 +2,8 @@
  * retry policy of a polite client: exponential backoff with jitter on
  * connection errors, 5xx and 429 (Retry-After wins when the server sends
  * one), a single retry with fresh credentials on 401, and a deadline.
+ * Answers are bounded as they arrive (MK_KHTTP_ANSWER_MAX for a 200,
+ * ERROR_BODY_MAX for the rest).
  *
  * Transfers run through a multi handle so that mk_khttp_stop can wake a
  * transfer or a backoff wait at once (curl_multi_wakeup) from another thread,
@@ -22,6 +24,8 @@
 #define CONNECT_TIMEOUT_MS 10000
 #define BACKOFF_FIRST_MS 200
 #define BACKOFF_MAX_MS 30000
+/* Of an answer that is not 200, what we keep for its Status message; the
+ * transfer ends there. */
 #define ERROR_BODY_MAX 65536
 
 struct mk_khttp {
@@ -39,7 +43,9 @@ struct mk_khttp {
     atomic_ulong lists, watches, retries;
     /* The transfer in progress. */
     const mk_kget *req;
-    int got_body, sink_ended;
+    int sink_ended;              /* we ended it (sink, bound): not a broken transfer */
+    int too_big;                 /* a 200 answer passed req->max_body */
+    size_t got;                  /* bytes of a 200 answer's body so far, decoded */
     char *body;                  /* a non-200 answer's body, for its message */
     size_t blen;
     char curl_err[CURL_ERROR_SIZE];
@@ -216,6 +222,8 @@ void mk_khttp_free(mk_khttp *h)
 
 /* --- one transfer -------------------------------------------------------------- */
 
+/* libcurl hands over the body as it decodes it (after inflating gzip), so
+ * the bounds count what the client would hold, not what the wire carried. */
 static size_t on_data(char *p, size_t size, size_t n, void *ud)
 {
     mk_khttp *h = ud;
@@ -223,24 +231,32 @@ static size_t on_data(char *p, size_t size, size_t n, void *ud)
     long code = 0;
     curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &code);
     if (code == 200) {
-        h->got_body = 1;
+        h->got += len;
+        if (h->req->max_body && h->got > h->req->max_body) {
+            h->too_big = h->sink_ended = 1;
+            return CURL_WRITEFUNC_ERROR;
+        }
         if (h->req->sink(h->req->ctx, p, len) == 0)
             return len;
         h->sink_ended = 1;
         return CURL_WRITEFUNC_ERROR;
     }
-    /* Keep the start of an error answer: its Status message. */
-    size_t keep = h->blen < ERROR_BODY_MAX ? ERROR_BODY_MAX - h->blen : 0;
+    /* Keep the start of an error answer, its Status message, and end the
+     * transfer there: the rest cannot say more. */
+    size_t keep = ERROR_BODY_MAX - h->blen;
     if (keep > len)
         keep = len;
-    char *nb = keep ? realloc(h->body, h->blen + keep + 1) : h->body;
+    char *nb = realloc(h->body, h->blen + keep + 1);
     if (nb) {
         memcpy(nb + h->blen, p, keep);
         h->blen += keep;
         nb[h->blen] = '\0';
         h->body = nb;
     }
-    return len;
+    if (h->blen < ERROR_BODY_MAX)
+        return len;
+    h->sink_ended = 1;
+    return CURL_WRITEFUNC_ERROR;
 }
 
 /* Run the transfer on the multi handle, waking for mk_khttp_stop. */
@@ -290,8 +306,8 @@ static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, 
     if (cred->key)
         blob(e, CURLOPT_SSLKEY_BLOB, cred->key);
     h->req = req;
-    h->got_body = h->sink_ended = 0;
-    h->blen = 0;
+    h->sink_ended = h->too_big = 0;
+    h->got = h->blen = 0;
     h->curl_err[0] = '\0';
     CURLcode res = perform(h);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
@@ -432,6 +448,14 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
             break;
         }
         curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &code);
+        if (h->too_big) {
+            char what[512];
+            mk_khttp_what(req, what, sizeof what);
+            snprintf(err, errlen, "the API server's answer to %s is over %zu MiB (the limit for one answer)",
+                     what, req->max_body >> 20);
+            rc = MK_KHTTP_FAIL;
+            break;
+        }
         if (res != CURLE_OK && !h->sink_ended) {
             /* libcurl's own buffer says more than its error code's text. */
             snprintf(why, sizeof why, "GET %s: %s", url, h->curl_err[0] ? h->curl_err : curl_easy_strerror(res));
@@ -480,6 +504,11 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
     }
     free(url);
     return rc;
+}
+
+void mk_khttp_what(const mk_kget *req, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %.*s", req->watch ? "WATCH" : "LIST", (int)strcspn(req->path, "?"), req->path);
 }
 
 void mk_khttp_stop(mk_khttp *h)

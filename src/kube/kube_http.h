@@ -1,8 +1,8 @@
 /* kube_http.h - GET requests to the API server over libcurl: TLS and
  * credentials from the target, retries with exponential backoff and jitter
  * on connection errors, 5xx and 429 (honouring Retry-After), one credential
- * refresh on 401, and a stop switch that interrupts transfers and waits at
- * once from any thread.
+ * refresh on 401, answers bounded in size, and a stop switch that interrupts
+ * transfers and waits at once from any thread.
  *
  * One thread at a time makes requests; mk_khttp_stop may come from another. */
 #ifndef MOKKA_KUBE_HTTP_H
@@ -12,6 +12,10 @@
 #include "kube_log.h"
 #include "kubeconfig.h"
 
+/* The most a 200 answer's body may hold, decoded (a gzip answer counts as
+ * it inflates): a LIST page of 500 nodes of 130 KB each. */
+#define MK_KHTTP_ANSWER_MAX (64u << 20)
+
 typedef struct mk_khttp mk_khttp;
 
 typedef struct mk_kget {
@@ -19,6 +23,8 @@ typedef struct mk_kget {
     int watch;               /* counted as a watch, else as a list */
     long timeout_s;          /* limit for one transfer; 0: none */
     long long deadline_ms;   /* stop retrying at this mk_kmono_ms(); 0: never */
+    size_t max_body;         /* a 200 answer whose decoded body passes this many bytes
+                                is refused (MK_KHTTP_FAIL); 0: no bound (a watch) */
     /* Receives the body of a 200 answer piece by piece; returns 0 to go on,
      * -1 to end the transfer (mk_khttp_get then still returns 0). */
     int (*sink)(void *ctx, const char *data, size_t len);
@@ -48,6 +54,10 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
 
 /* Wait the next backoff delay (after a broken stream); -1 when stopped. */
 int mk_khttp_backoff(mk_khttp *h, const char *why);
+
+/* "LIST /api/v1/nodes" or "WATCH /api/v1/nodes": a request in messages,
+ * without its query (selectors, continue tokens). */
+void mk_khttp_what(const mk_kget *req, char *buf, size_t len);
 
 /* Interrupt any transfer or wait, now and for good. Thread-safe. */
 void mk_khttp_stop(mk_khttp *h);

@@ -19,6 +19,9 @@ Tests drive it in-process:
     srv.counts["list"], srv.counts["watch"]
     srv.stop()
 
+Hostile answers, for the client's bounds (see _Handler's _hostile_*
+methods): srv.misbehave("list", "huge_list", size=2 << 30).
+
 Run alone (python3 fake_apiserver.py --dir D --nodes 3), it writes
 D/kubeconfig and takes the same calls as POST /_mokka/<method> with a JSON
 object of arguments, e.g. curl --cacert D/ca.crt -d '{"name": "node-0000",
@@ -36,6 +39,7 @@ import subprocess
 import threading
 import time
 import urllib.parse
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GPU = "nvidia.com/gpu"
@@ -187,7 +191,7 @@ class FakeAPIServer:
 
     CONTROL = {"add_node", "delete_node", "set_allocatable", "set_capacity", "set_label",
                "set_condition", "add_taint", "set_all_allocatable", "end_watches", "gone_event",
-               "bookmark", "fail_next", "compact", "set_tokens", "stats"}
+               "bookmark", "fail_next", "compact", "set_tokens", "stats", "misbehave"}
 
     def __init__(self, certs, tokens=(), basic=(), client_certs=True, require_client_cert=False):
         self.certs = certs
@@ -203,6 +207,7 @@ class FakeAPIServer:
         self.list_snapshots = {}            # continue token -> (rv, items left)
         self.list_serial = 0                # makes every continue token unique
         self.faults = collections.deque()   # (kind, code, headers, body)
+        self.hostile = collections.deque()  # (kind, how, args, times left)
         self.end_epoch = 0                  # end_watches() bumps it
         self.gone_epoch = 0                 # gone_event() bumps it
         self.bookmark_epoch = 0
@@ -295,6 +300,14 @@ class FakeAPIServer:
             for _ in range(times):
                 self.faults.append((kind, code, headers))
 
+    def misbehave(self, kind, how, times=1, **args):
+        """The next `times` requests of `kind` ("list", "watch" or "any";
+        times=0: all of them) get the hostile answer _Handler._hostile_<how>(**args)."""
+        if not hasattr(_Handler, "_hostile_" + how):
+            raise ValueError("no hostile answer " + how)
+        with self.cond:
+            self.hostile.append([kind, how, args, times])
+
     def end_watches(self):
         """End every open watch stream, as the API server does at timeoutSeconds."""
         with self.cond:
@@ -349,6 +362,16 @@ class FakeAPIServer:
             if f[0] in kinds + ("any",):
                 self.faults.remove(f)
                 return f
+        return None
+
+    def _take_hostile(self, kind):
+        for h in self.hostile:
+            if h[0] in (kind, "any"):
+                if h[3] == 1:
+                    self.hostile.remove(h)
+                elif h[3] > 1:
+                    h[3] -= 1
+                return h[1], h[2]
         return None
 
     def _record(self, kind, status, auth, path):
@@ -436,6 +459,16 @@ class _Handler(BaseHTTPRequestHandler):
         kind = "watch" if q.get("watch") in ("true", "1") else "list"
         fake = self.fake
         auth = self._auth()
+        with fake.cond:
+            hostile = fake._take_hostile(kind)
+            if hostile:
+                fake._record(kind, "hostile", auth, self.path)
+        if hostile:
+            try:
+                return getattr(self, "_hostile_" + hostile[0])(**hostile[1])
+            except OSError:         # the client hung up, as it should
+                self.close_connection = True
+                return
         with fake.cond:
             kinds = (kind, "continue") if kind == "list" and "continue" in q else (kind,)
             fault = fake._take_fault(kinds) if auth else None
@@ -553,6 +586,42 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if done:
                 return
+
+    # --- hostile answers (FakeAPIServer.misbehave) ---------------------------
+
+    def _chunked_head(self, headers=()):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+
+    def _raw_chunk(self, data):
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _hostile_huge_list(self, size, gzip=False, pad=0):
+        """A valid NodeList of `size` bytes (before compression) streamed as
+        it is made: many copies of one node, with an annotation of `pad`
+        bytes; with gzip, a compression bomb (Content-Encoding: gzip)."""
+        head = b'{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":['
+        node = make_node("bulk")
+        node["metadata"]["annotations"]["pad"] = "x" * pad
+        node = json.dumps(node).encode()
+        block = b",".join([node] * max(1, (256 << 10) // len(node)))
+        z = zlib.compressobj(9, zlib.DEFLATED, 31) if gzip else None
+        put = (lambda d: self._raw_chunk(z.compress(d))) if gzip else self._raw_chunk
+        self._chunked_head([("Content-Encoding", "gzip")] if gzip else [])
+        put(head + block)
+        sent = len(head) + len(block)
+        while sent + len(block) + 2 < size:
+            put(b"," + block)
+            sent += len(block) + 1
+        put(b"]}")
+        if gzip:
+            self._raw_chunk(z.flush())
+        self.wfile.write(b"0\r\n\r\n")
 
     def do_POST(self):
         """The control channel when run alone: POST /_mokka/<method> {args}."""

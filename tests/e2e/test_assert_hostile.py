@@ -1,0 +1,99 @@
+"""test_assert_hostile.py - `mokka assert` against API servers that misbehave
+(tests/standins/fake_apiserver.py's hostile answers): answers too big to
+hold, a gzip bomb, a page with more items than asked for. Each must end
+with its exit code and a report, its memory bounded."""
+import os
+import subprocess
+import tempfile
+import time
+import xml.dom.minidom
+
+import kubetest
+from kubetest import SLOW
+
+MOKKA = os.path.join(kubetest.BUILD, "mokka")
+READY = "cases:\n  - name: ready\n    expect:\n      condition: {type: Ready, status: \"True\"}\n"
+
+
+class Run:
+    """One finished mokka run: exit code, output, wall time, peak RSS."""
+
+    def __init__(self, args, env, timeout):
+        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+            start = time.monotonic()
+            p = subprocess.Popen([MOKKA, *args], stdout=out, stderr=err, env=env)
+            deadline = start + timeout
+            while True:
+                pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.monotonic() > deadline:
+                    p.kill()
+                    os.wait4(p.pid, 0)
+                    raise AssertionError(f"mokka {' '.join(args)} still ran after {timeout} s")
+                time.sleep(0.05)
+            self.elapsed = time.monotonic() - start
+            self.returncode = os.waitstatus_to_exitcode(status)
+            self.max_rss_mib = usage.ru_maxrss / 1024
+            out.seek(0)
+            err.seek(0)
+            self.stdout, self.stderr = out.read(), err.read()
+            p.returncode = self.returncode      # reaped here, not by Popen
+
+
+class HostileTest(kubetest.KubeTestCase):
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def mokka_assert(self, *args, kubeconfig=None, suite=READY, timeout=60):
+        self.junit = os.path.join(self.dir, "r.xml")
+        self.json = os.path.join(self.dir, "r.json")
+        return Run(["assert", "--kubeconfig", kubeconfig or self.kubeconfig(), "--suite",
+                    self.write("s.yaml", suite), "--junit", self.junit, "--report", "json=" + self.json,
+                    *args], self.env(NO_COLOR="1"), timeout * SLOW)
+
+    def read(self, path):
+        with open(path) as f:
+            return f.read()
+
+    def junit_errors(self):
+        doc = xml.dom.minidom.parse(self.junit)
+        return [e.getAttribute("message") for e in doc.getElementsByTagName("error")]
+
+    # --- answers too big ------------------------------------------------------
+
+    def assert_refused(self, r, message):
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn(message, r.stderr)
+        self.assertTrue(any(message in e for e in self.junit_errors()), self.junit_errors())
+
+    def test_huge_list_is_refused_at_the_bound(self):
+        # Fat nodes (300 KB each), so that 64 MiB come before the 500th.
+        self.server().misbehave("list", "huge_list", size=1 << 30, pad=300 << 10)
+        r = self.mokka_assert()
+        self.assert_refused(r, "the API server's answer to LIST /api/v1/nodes is over 64 MiB "
+                               "(the limit for one answer)")
+        # Held whole and parsed as one tree, 256 MiB of it took over 2 GiB.
+        self.assertLess(r.max_rss_mib, 512)
+
+    def test_gzip_bomb_is_refused_as_it_inflates(self):
+        self.server().misbehave("list", "huge_list", size=1 << 30, pad=300 << 10, gzip=True)
+        r = self.mokka_assert()
+        self.assert_refused(r, "the API server's answer to LIST /api/v1/nodes is over 64 MiB "
+                               "(the limit for one answer)")
+        self.assertLess(r.max_rss_mib, 512)
+
+    def test_page_with_more_items_than_asked_for(self):
+        self.server().misbehave("list", "huge_list", size=1 << 30)
+        r = self.mokka_assert()
+        self.assert_refused(r, "the API server's answer to LIST /api/v1/nodes has more than the "
+                               "500 items limit= asked for")
+        self.assertLess(r.max_rss_mib, 512)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
