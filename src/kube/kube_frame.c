@@ -1,7 +1,7 @@
-/* kube_frame.c - framing the API server's LIST answers as their bytes
- * arrive (kube_frame.h): where each item ends, found by following strings
- * and nesting, so that each is parsed alone and only when it is within the
- * bounds. */
+/* kube_frame.c - framing the API server's JSON answers as their bytes arrive
+ * (kube_frame.h): where each watch event and each LIST item ends, found by
+ * following strings and nesting, so that each is parsed once, alone, and
+ * only when it is within the bounds. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,6 +134,62 @@ static const char *where_why(const json_error_t *je, char *buf, size_t len)
     else
         snprintf(buf, len, ": %s", je->text);
     return buf;
+}
+
+/* --- watch streams ------------------------------------------------------------- */
+
+void mk_kstream_reset(mk_kstream *s)
+{
+    free(s->obj.buf);
+    memset(s, 0, sizeof *s);
+}
+
+int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
+                    int (*fn)(void *ctx, json_t *obj), void *ctx, char *err, size_t errlen)
+{
+    size_t i = 0;
+    while (i < len) {
+        if (!s->in_obj) {
+            unsigned char c = (unsigned char)data[i];
+            char name[16];
+            if (blank(c)) {
+                i++;
+                continue;
+            }
+            if (c != '{') {
+                byte_name(c, name, sizeof name);
+                snprintf(err, errlen, "malformed watch stream: %s where an event should begin", name);
+                return -2;
+            }
+            memset(&s->scan, 0, sizeof s->scan);
+            s->obj.len = 0;
+            s->in_obj = 1;
+        }
+        int done, r;
+        size_t n = scan_object(&s->scan, 0, data + i, len - i, &done);
+        if ((r = buf_add(&s->obj, data + i, n)))
+            return bound_err(r, err, errlen, "a watch event is over %u MiB " ONE_OBJECT,
+                             MK_KFRAME_OBJECT_MAX >> 20);
+        if (s->scan.values > MK_KFRAME_VALUES_MAX)
+            return bound_err(-1, err, errlen, "a watch event holds more than %d JSON values " ONE_OBJECT,
+                             MK_KFRAME_VALUES_MAX);
+        i += n;
+        if (!done)
+            break;
+        s->in_obj = 0;
+        json_error_t je;
+        json_t *obj = mk_kjson_load(s->obj.buf, s->obj.len, 0, &je);
+        if (!obj) {
+            char why[256];
+            snprintf(err, errlen, "malformed watch event%s", where_why(&je, why, sizeof why));
+            return -2;
+        }
+        int stop = fn(ctx, obj);
+        json_decref(obj);
+        if (stop)
+            return -1;
+    }
+    return 0;
 }
 
 /* --- LIST answers -------------------------------------------------------------- */

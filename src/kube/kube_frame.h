@@ -1,16 +1,17 @@
-/* kube_frame.h - the API server's LIST answers framed as their bytes
- * arrive: a scan that follows strings and nesting finds where each item
- * ends, so each is parsed alone, and no object (so no JSON tree) grows past
- * the bounds below: the memory a LIST answer costs is one item's, not the
- * whole answer's. */
+/* kube_frame.h - the API server's JSON answers framed as their bytes arrive:
+ * a watch stream into its events, a LIST answer into its items. A scan that
+ * follows strings and nesting finds where each object ends, so each is
+ * parsed once and alone, however the answer is chunked or spread over lines,
+ * and no object (so no JSON tree) grows past the bounds below: the memory a
+ * LIST answer costs is one item's, not the whole answer's. */
 #ifndef MOKKA_KUBE_FRAME_H
 #define MOKKA_KUBE_FRAME_H
 
 #include <jansson.h>
 #include <stddef.h>
 
-/* The most one object may hold: a LIST item, or a LIST answer less its
- * items. etcd keeps objects of 1.5 MiB at most; their JSON fits. */
+/* The most one object may hold: a watch event, a LIST item, or a LIST answer
+ * less its items. etcd keeps objects of 1.5 MiB at most; their JSON fits. */
 #define MK_KFRAME_OBJECT_MAX (4u << 20)
 /* JSON values (keys count) in one object. A big Node has a few thousand;
  * jansson spends up to 232 bytes on one ({}), so this bounds a tree to
@@ -30,6 +31,21 @@ typedef struct mk_kjbuf {
     char *buf;
     size_t len, cap;
 } mk_kjbuf;
+
+/* A watch stream: JSON objects one after the other (the API server ends
+ * each with a newline; none is needed). */
+typedef struct mk_kstream {
+    mk_kjscan scan;
+    mk_kjbuf obj;            /* the event so far */
+    int in_obj;              /* between an event's '{' and its '}' */
+} mk_kstream;
+
+/* Calls fn for each complete event, as soon as its last byte arrives (fn
+ * returns 0 to go on, -1 to stop). Returns 0, -1 when fn stopped, -2 on a
+ * malformed stream or an event past the bounds (err set). */
+int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
+                    int (*fn)(void *ctx, json_t *obj), void *ctx, char *err, size_t errlen);
+void mk_kstream_reset(mk_kstream *s);
 
 /* A LIST answer: one object whose "items" array is handed out an element
  * at a time; its other members (metadata, kind) are kept for the end. */

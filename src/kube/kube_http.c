@@ -229,6 +229,8 @@ static size_t on_data(char *p, size_t size, size_t n, void *ud)
     mk_khttp *h = ud;
     size_t len = size * n;
     long code = 0;
+    if (atomic_load(&h->stop))
+        return CURL_WRITEFUNC_ERROR;
     curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &code);
     if (code == 200) {
         h->got += len;

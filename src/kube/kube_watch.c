@@ -4,8 +4,9 @@
  * resourceVersion seen when a stream ends; re-LIST on 410 Gone, whether it
  * comes as the HTTP status or as an ERROR event inside a 200 stream. One
  * thread and one watch serve any number of nodes; what they show goes into
- * a store (kube_store.c) for readers. LIST answers are framed into items as
- * they arrive (kube_frame.c): a page costs one node's JSON tree at a time. */
+ * a store (kube_store.c) for readers. Answers are framed into objects as
+ * they arrive (kube_frame.c): a LIST page costs one node's JSON tree at a
+ * time, a watch event is parsed once. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,7 +18,6 @@
 #include "kube_store.h"
 #include "kube_watch.h"
 
-#define STREAM_MAX (256u << 20)  /* one watch event */
 #define SHORT_WATCH_MS 1000      /* an empty watch shorter than this backs off */
 
 /* What the watch thread does next. */
@@ -40,69 +40,7 @@ struct mk_kwatch {
     atomic_ulong relists, events, bookmarks;
 };
 
-/* --- the stream's framing ---------------------------------------------------------- */
-
-void mk_kstream_reset(mk_kstream *s)
-{
-    free(s->buf);
-    memset(s, 0, sizeof *s);
-}
-
-static int stream_append(mk_kstream *s, const char *data, size_t len)
-{
-    if (s->len + len + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 16384;
-        while (cap < s->len + len + 1)
-            cap *= 2;
-        char *nb = cap <= STREAM_MAX ? realloc(s->buf, cap) : NULL;
-        if (!nb)
-            return -1;
-        s->buf = nb;
-        s->cap = cap;
-    }
-    memcpy(s->buf + s->len, data, len);
-    s->len += len;
-    return 0;
-}
-
-int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
-                    int (*fn)(void *ctx, json_t *obj), void *ctx, char *err, size_t errlen)
-{
-    if (stream_append(s, data, len)) {
-        snprintf(err, errlen, "a watch event larger than %u MiB", STREAM_MAX >> 20);
-        return -2;
-    }
-    /* Try to parse at each newline: a newline never splits a JSON token, so
-     * the only way text up to one fails to parse, short of being malformed,
-     * is an object that goes on in the next line. */
-    for (;;) {
-        char *nl = memchr(s->buf + s->scanned, '\n', s->len - s->scanned);
-        if (!nl) {
-            s->scanned = s->len;
-            return 0;
-        }
-        size_t upto = (size_t)(nl - s->buf) + 1;
-        json_error_t je;
-        json_t *obj = json_loadb(s->buf, upto, JSON_DISABLE_EOF_CHECK, &je);
-        if (!obj) {
-            if (json_error_code(&je) == json_error_premature_end_of_input) {
-                s->scanned = upto;
-                continue;
-            }
-            snprintf(err, errlen, "malformed watch event (line %d, column %d): %s",
-                     je.line, je.column, je.text);
-            return -2;
-        }
-        size_t used = (size_t)je.position;
-        memmove(s->buf, s->buf + used, s->len - used);
-        s->len -= used;
-        s->scanned = 0;
-        int stop = fn(ctx, obj);
-        json_decref(obj);
-        if (stop)
-            return -1;
-    }
-}
+/* --- resource versions -------------------------------------------------------------- */
 
 static int set_rv(mk_kwatch *w, const json_t *obj)
 {
@@ -364,10 +302,6 @@ static int watch_nodes(mk_kwatch *w, char *err, size_t errlen)
     w->stream_err[0] = '\0';
     w->stream_events = 0;
     int rc = mk_khttp_get(w->http, &req, &status, err, errlen);
-    if (rc == 0 && w->next == WATCH) {
-        /* The stream ended: a last object without its newline still counts. */
-        mk_kstream_feed(&w->stream, "\n", 1, on_event, w, w->stream_err, sizeof w->stream_err);
-    }
     mk_kstream_reset(&w->stream);
     free(path);
 

@@ -1,7 +1,8 @@
 """test_assert_hostile.py - `mokka assert` against API servers that misbehave
 (tests/standins/fake_apiserver.py's hostile answers): answers too big to
-hold, a gzip bomb, a page with more items than asked for. Each must end
-with its exit code and a report, its memory bounded."""
+hold, a gzip bomb, a page with more items than asked for, watch events
+spread over thousands of lines or never ending. Each must end in time with
+its exit code and a report, its memory bounded."""
 import os
 import subprocess
 import tempfile
@@ -92,6 +93,31 @@ class HostileTest(kubetest.KubeTestCase):
         self.assert_refused(r, "the API server's answer to LIST /api/v1/nodes has more than the "
                                "500 items limit= asked for")
         self.assertLess(r.max_rss_mib, 512)
+
+    # --- watch events -----------------------------------------------------------
+
+    def test_event_over_many_lines_is_seen_at_once(self):
+        # 80 KB over 20,000 lines: parsed again at every newline, it took
+        # 15-30 s of CPU, past the case's 10 s.
+        self.server().misbehave("watch", "multiline_event", lines=20000, allocatable=7)
+        r = self.mokka_assert(suite="cases:\n  - name: one GPU goes\n"
+                                    "    expect: {allocatable: 7}\n    within: 10s\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_endless_event_does_not_hold_the_run(self):
+        # The watch restarts at each refused event; the case's `within`
+        # ends the run with a report. It once ran past 90 s with none.
+        self.server().misbehave("watch", "endless_event", times=0)
+        r = self.mokka_assert("--timeout", "20s", "--verbose",
+                              suite="cases:\n  - name: one GPU goes\n"
+                                    "    expect: {allocatable: 7}\n    within: 3s\n")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("watch ended: a watch event is over 4 MiB (the limit for one object); re-listing",
+                      r.stderr)
+        self.assertLess(r.elapsed, 15 * SLOW)
+        self.assertLess(r.max_rss_mib, 512)
+        failures = xml.dom.minidom.parse(self.junit).getElementsByTagName("failure")
+        self.assertEqual(len(failures), 1)
 
 
 if __name__ == "__main__":

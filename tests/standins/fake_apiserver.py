@@ -20,7 +20,8 @@ Tests drive it in-process:
     srv.stop()
 
 Hostile answers, for the client's bounds (see _Handler's _hostile_*
-methods): srv.misbehave("list", "huge_list", size=2 << 30).
+methods): srv.misbehave("list", "huge_list", size=2 << 30),
+srv.misbehave("watch", "endless_event").
 
 Run alone (python3 fake_apiserver.py --dir D --nodes 3), it writes
 D/kubeconfig and takes the same calls as POST /_mokka/<method> with a JSON
@@ -622,6 +623,33 @@ class _Handler(BaseHTTPRequestHandler):
         if gzip:
             self._raw_chunk(z.flush())
         self.wfile.write(b"0\r\n\r\n")
+
+    def _hostile_multiline_event(self, lines, allocatable=None):
+        """One valid MODIFIED event for gpu-1 (with that allocatable GPU
+        count) spread over `lines` lines, its pad array holding a number a
+        line; then the stream stays open."""
+        with self.fake.cond:
+            node = copy.deepcopy(self.fake.nodes.get("gpu-1") or make_node("gpu-1"))
+            node["metadata"]["resourceVersion"] = str(self.fake.rv)
+        if allocatable is not None:
+            node["status"]["allocatable"][GPU] = str(allocatable)
+        head = json.dumps({"type": "MODIFIED", "object": node})[:-2].encode()
+        body = head + b',"pad":[\n' + b"10,\n" * (lines - 1) + b"10\n]}}\n"
+        self._chunked_head()
+        for i in range(0, len(body), 16384):
+            self._raw_chunk(body[i:i + 16384])
+        self.wfile.flush()
+        while not self.fake.stopping:
+            time.sleep(0.05)
+
+    def _hostile_endless_event(self):
+        """A watch event that never ends: lines of its pad array (a string
+        each), as fast as the client reads, until it hangs up."""
+        self._chunked_head()
+        self._raw_chunk(b'{"type":"MODIFIED","object":{"metadata":{"name":"gpu-1"},"pad":[\n')
+        lines = (b'"' + b"x" * 60 + b'",\n') * 1024
+        while not self.fake.stopping:
+            self._raw_chunk(lines)
 
     def do_POST(self):
         """The control channel when run alone: POST /_mokka/<method> {args}."""
