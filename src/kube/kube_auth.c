@@ -210,16 +210,21 @@ static const char *user_name(const mk_ktarget *t)
     return t->user ? t->user : "";
 }
 
-/* Read the plugin's stdout until it closes, mokka stops or time runs out. */
-static int read_plugin(mk_kauth *a, int fd, char **out, size_t *len, char *err, size_t errlen)
+/* Read the plugin's stdout until it closes, mokka stops or time runs out
+ * (the plugin's minute, or the caller's deadline when that comes first). */
+static int read_plugin(mk_kauth *a, long long deadline_ms, int fd, char **out, size_t *len,
+                       char *err, size_t errlen)
 {
     size_t cap = 4096;
-    long long deadline = mono_ms() + PLUGIN_TIMEOUT_MS;
+    long long started = mono_ms(), deadline = started + PLUGIN_TIMEOUT_MS;
+    int cut_by_caller = deadline_ms > 0 && deadline_ms < deadline;
     char *buf = malloc(cap);
     if (!buf) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (cut_by_caller)
+        deadline = deadline_ms;
     *len = 0;
     for (;;) {
         struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -228,8 +233,9 @@ static int read_plugin(mk_kauth *a, int fd, char **out, size_t *len, char *err, 
             break;
         }
         if (mono_ms() >= deadline) {
-            snprintf(err, errlen, "exec plugin '%s' (user '%s') did not finish within %d s",
-                     a->t->exec->command, user_name(a->t), PLUGIN_TIMEOUT_MS / 1000);
+            snprintf(err, errlen, "exec plugin '%s' (user '%s') did not finish within %.1f s%s",
+                     a->t->exec->command, user_name(a->t), (deadline - started) / 1000.0,
+                     cut_by_caller ? ", the time left before the deadline" : "");
             break;
         }
         /* Short polls, so that a stop request is noticed quickly. */
@@ -262,7 +268,8 @@ static int read_plugin(mk_kauth *a, int fd, char **out, size_t *len, char *err, 
 
 /* Run the plugin with stdin from /dev/null and stdout into a pipe; stderr is
  * mokka's, as with kubectl, so that its messages reach the user. */
-static int spawn_plugin(mk_kauth *a, char **out, size_t *len, char *err, size_t errlen)
+static int spawn_plugin(mk_kauth *a, long long deadline_ms, char **out, size_t *len, char *err,
+                        size_t errlen)
 {
     const mk_kexec *x = a->t->exec;
     char *info = NULL, *info_json = exec_info(a->t);
@@ -297,7 +304,7 @@ static int spawn_plugin(mk_kauth *a, char **out, size_t *len, char *err, size_t 
                  x->install_hint ? x->install_hint : "");
         goto out;
     }
-    rc = read_plugin(a, fds[0], out, len, err, errlen);
+    rc = read_plugin(a, deadline_ms, fds[0], out, len, err, errlen);
     if (rc)
         kill(pid, SIGKILL);
     int st;
@@ -320,12 +327,12 @@ out:
     return rc;
 }
 
-static int run_plugin(mk_kauth *a, char *err, size_t errlen)
+static int run_plugin(mk_kauth *a, long long deadline_ms, char *err, size_t errlen)
 {
     char *out;
     size_t len;
     mk_kexec_cred c;
-    if (spawn_plugin(a, &out, &len, err, errlen))
+    if (spawn_plugin(a, deadline_ms, &out, &len, err, errlen))
         return -1;
     int rc = mk_kexec_parse(out, len, a->t->exec->api_version, a->t->exec->command, &c, err, errlen);
     free(out);
@@ -431,20 +438,20 @@ int mk_kexec_parse(const char *json, size_t len, const char *api_version, const 
 
 /* --- the credentials of a request ----------------------------------------------- */
 
-static int plugin_cred(mk_kauth *a, char *err, size_t errlen)
+static int plugin_cred(mk_kauth *a, long long deadline_ms, char *err, size_t errlen)
 {
     int expired = a->have_cred && a->cred.expiry && time(NULL) >= a->cred.expiry;
     if (a->have_cred && !a->stale && !expired)
         return 0;
-    return run_plugin(a, err, errlen);
+    return run_plugin(a, deadline_ms, err, errlen);
 }
 
-int mk_kauth_get(mk_kauth *a, mk_kcred *out, char *err, size_t errlen)
+int mk_kauth_get(mk_kauth *a, long long deadline_ms, mk_kcred *out, char *err, size_t errlen)
 {
     const mk_ktarget *t = a->t;
     memset(out, 0, sizeof *out);
     if (t->exec) {
-        if (plugin_cred(a, err, errlen))
+        if (plugin_cred(a, deadline_ms, err, errlen))
             return -1;
         out->token = a->cred.token;
         if (a->cred.cert.data) {

@@ -28,9 +28,10 @@ mk_kauth *mk_kauth_new(const mk_ktarget *t, const atomic_int *stop);
 void mk_kauth_free(mk_kauth *a);
 
 /* Credentials for the next request: reads the token file when it was last
- * read a minute ago or more, runs the plugin when its credential expired.
- * Returns 0, or -1 with err. */
-int mk_kauth_get(mk_kauth *a, mk_kcred *out, char *err, size_t errlen);
+ * read a minute ago or more, runs the plugin when its credential expired (a
+ * plugin still running at deadline_ms, a mk_kmono_ms() time, is killed; 0:
+ * no deadline but the plugin's own minute). Returns 0, or -1 with err. */
+int mk_kauth_get(mk_kauth *a, long long deadline_ms, mk_kcred *out, char *err, size_t errlen);
 
 /* The API server answered 401. Returns 1 when fresh credentials may help
  * (token file re-read, plugin re-run on the next mk_kauth_get), else 0. */

@@ -1,9 +1,9 @@
 /* kube_http.c - GET requests to the API server over libcurl, with the
  * retry policy of a polite client: exponential backoff with jitter on
  * connection errors, 5xx and 429 (Retry-After wins when the server sends
- * one), a single retry with fresh credentials on 401, and a deadline.
- * Answers are bounded as they arrive (MK_KHTTP_ANSWER_MAX for a 200,
- * ERROR_BODY_MAX for the rest).
+ * one), a single retry with fresh credentials on 401, and a deadline that
+ * every wait keeps. Answers are bounded as they arrive (MK_KHTTP_ANSWER_MAX
+ * for a 200, ERROR_BODY_MAX for the rest).
  *
  * Transfers run through a multi handle so that mk_khttp_stop can wake a
  * transfer or a backoff wait at once (curl_multi_wakeup) from another thread,
@@ -143,7 +143,6 @@ static int set_options(mk_khttp *h, char *err, size_t errlen)
     bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, h) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
-    bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)CONNECT_TIMEOUT_MS) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, "mokka/" MOKKA_VERSION) != CURLE_OK;
@@ -289,7 +288,7 @@ static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, 
     struct curl_slist *hdr = curl_slist_append(NULL, "Accept: application/json");
     char *bearer = NULL;
     CURL *e = h->easy;
-    long limit = req->timeout_s * 1000L;
+    long limit = req->timeout_s * 1000L, connect = CONNECT_TIMEOUT_MS;
 
     if (cred->token && asprintf(&bearer, "Authorization: Bearer %s", cred->token) > 0)
         hdr = curl_slist_append(hdr, bearer);
@@ -297,12 +296,17 @@ static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, 
         hdr = curl_slist_append(hdr, h->host_header);
     if (req->deadline_ms) {
         long left = (long)(req->deadline_ms - mk_kmono_ms());
+        if (left < 1)
+            left = 1;
         if (!limit || left < limit)
-            limit = left > 1 ? left : 1;
+            limit = left;
+        if (left < connect)
+            connect = left;
     }
     curl_easy_setopt(e, CURLOPT_URL, url);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdr);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, limit);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect);
     if (cred->cert)
         blob(e, CURLOPT_SSLCERT_BLOB, cred->cert);
     if (cred->key)
@@ -349,30 +353,25 @@ static int nap(mk_khttp *h, long long ms)
 
 /* Wait before retrying: the server's Retry-After if it sent one, else the
  * next backoff step. Returns 0 to retry, else MK_KHTTP_FAIL (the deadline
- * comes first; err says why) or MK_KHTTP_STOPPED. */
-static int retry_wait(mk_khttp *h, const mk_kget *req, long long retry_after_ms,
+ * would come first; err says why) or MK_KHTTP_STOPPED. A wait that would
+ * end at the deadline gives up at once: a try in what is left could only
+ * time out, and its "timed out" would hide the reason we waited for. */
+static int retry_wait(mk_khttp *h, long long deadline_ms, long long retry_after_ms,
                       const char *why, char *err, size_t errlen)
 {
     long long d = retry_after_ms > 0 ? retry_after_ms : next_backoff(h);
-    if (req->deadline_ms) {
-        long long left = req->deadline_ms - mk_kmono_ms();
-        if (left <= 0 || (retry_after_ms > 0 && d > left)) {
-            snprintf(err, errlen, "%s (gave up: the deadline came first)", why);
-            return MK_KHTTP_FAIL;
-        }
-        if (d > left)
-            d = left;
+    if (deadline_ms && d >= deadline_ms - mk_kmono_ms()) {
+        snprintf(err, errlen, "%s (gave up: the deadline came first)", why);
+        return MK_KHTTP_FAIL;
     }
     mk_klogf(&h->log, 0, "%s; retrying in %.2f s", why, d / 1000.0);
     atomic_fetch_add(&h->retries, 1);
     return nap(h, d) ? MK_KHTTP_STOPPED : 0;
 }
 
-int mk_khttp_backoff(mk_khttp *h, const char *why)
+int mk_khttp_backoff(mk_khttp *h, long long deadline_ms, const char *why, char *err, size_t errlen)
 {
-    mk_kget forever = { 0 };
-    char err[8];
-    return retry_wait(h, &forever, 0, why, err, sizeof err) ? -1 : 0;
+    return retry_wait(h, deadline_ms, 0, why, err, errlen);
 }
 
 /* Problems no retry can fix: TLS setup and verification, bad URLs. */
@@ -439,7 +438,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
             rc = MK_KHTTP_STOPPED;
             break;
         }
-        if (mk_kauth_get(h->auth, &cred, err, errlen)) {
+        if (mk_kauth_get(h->auth, req->deadline_ms, &cred, err, errlen)) {
             rc = MK_KHTTP_FAIL;
             break;
         }
@@ -471,7 +470,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
                 rc = MK_KHTTP_FAIL;
                 break;
             }
-            if ((rc = retry_wait(h, req, 0, why, err, errlen)))
+            if ((rc = retry_wait(h, req->deadline_ms, 0, why, err, errlen)))
                 break;
             continue;
         }
@@ -486,7 +485,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
         if (code == 429 || code >= 500) {
             curl_easy_getinfo(h->easy, CURLINFO_RETRY_AFTER, &retry_after);
             answer_error(h, url, code, why, sizeof why);
-            if ((rc = retry_wait(h, req, (long long)retry_after * 1000, why, err, errlen)))
+            if ((rc = retry_wait(h, req->deadline_ms, (long long)retry_after * 1000, why, err, errlen)))
                 break;
             continue;
         }

@@ -22,7 +22,8 @@ typedef struct mk_kget {
     const char *path;        /* "/api/v1/nodes?..." */
     int watch;               /* counted as a watch, else as a list */
     long timeout_s;          /* limit for one transfer; 0: none */
-    long long deadline_ms;   /* stop retrying at this mk_kmono_ms(); 0: never */
+    long long deadline_ms;   /* no transfer, retry wait or plugin run goes past this
+                                mk_kmono_ms(); 0: none */
     size_t max_body;         /* a 200 answer whose decoded body passes this many bytes
                                 is refused (MK_KHTTP_FAIL); 0: no bound (a watch) */
     /* Receives the body of a 200 answer piece by piece; returns 0 to go on,
@@ -52,8 +53,10 @@ void mk_khttp_free(mk_khttp *h);
  * API server's message. */
 int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_t errlen);
 
-/* Wait the next backoff delay (after a broken stream); -1 when stopped. */
-int mk_khttp_backoff(mk_khttp *h, const char *why);
+/* Wait the next backoff delay (after a broken stream). Returns 0, or
+ * MK_KHTTP_FAIL when deadline_ms (0: none) would come first (err, which must
+ * not be `why`, says why and that), or MK_KHTTP_STOPPED. */
+int mk_khttp_backoff(mk_khttp *h, long long deadline_ms, const char *why, char *err, size_t errlen);
 
 /* "LIST /api/v1/nodes" or "WATCH /api/v1/nodes": a request in messages,
  * without its query (selectors, continue tokens). */

@@ -205,18 +205,18 @@ static int list_once(mk_kwatch *w, long long deadline_ms, char *err, size_t errl
     return rc;
 }
 
-/* LIST the nodes; a broken answer is retried after a backoff step. Returns
- * 0, MK_KHTTP_FAIL (err) or MK_KHTTP_STOPPED. */
+/* LIST the nodes; a broken answer is retried after a backoff step, within
+ * the deadline (0: none). Returns 0, MK_KHTTP_FAIL (err) or MK_KHTTP_STOPPED. */
 static int list_nodes(mk_kwatch *w, long long deadline_ms, char *err, size_t errlen)
 {
     for (;;) {
+        char why[1024];
         int rc = list_once(w, deadline_ms, err, errlen);
         if (rc != MK_KHTTP_BROKEN)
             return rc;
-        if (deadline_ms && mk_kmono_ms() >= deadline_ms)
-            return MK_KHTTP_FAIL;
-        if (mk_khttp_backoff(w->http, err))
-            return MK_KHTTP_STOPPED;
+        snprintf(why, sizeof why, "%s", err);
+        if ((rc = mk_khttp_backoff(w->http, deadline_ms, why, err, errlen)))
+            return rc;
     }
 }
 
@@ -306,7 +306,9 @@ static int watch_nodes(mk_kwatch *w, char *err, size_t errlen)
     free(path);
 
     if (rc == MK_KHTTP_BROKEN) {
-        rc = mk_khttp_backoff(w->http, err) ? MK_KHTTP_STOPPED : 0;
+        char why[1024];
+        snprintf(why, sizeof why, "%s", err);
+        rc = mk_khttp_backoff(w->http, 0, why, err, errlen);
     } else if (rc == 0 && status == 410) {
         mk_klogf(&w->log, 0, "watch: 410 Gone (resourceVersion %s is too old); re-listing", w->rv);
         w->next = RELIST;
@@ -314,11 +316,11 @@ static int watch_nodes(mk_kwatch *w, char *err, size_t errlen)
         rc = MK_KHTTP_FAIL;
     } else if (rc == 0 && w->next != WATCH) {
         mk_klogf(&w->log, 0, "watch ended: %s; re-listing", w->stream_err);
-        if (w->next == BACKOFF_RELIST && mk_khttp_backoff(w->http, w->stream_err))
-            rc = MK_KHTTP_STOPPED;
+        if (w->next == BACKOFF_RELIST)
+            rc = mk_khttp_backoff(w->http, 0, w->stream_err, err, errlen);
     } else if (rc == 0 && !w->stream_events && mk_kmono_ms() - started < SHORT_WATCH_MS) {
         /* A server that ends streams at once must not make us spin. */
-        rc = mk_khttp_backoff(w->http, "watch ended at once without events") ? MK_KHTTP_STOPPED : 0;
+        rc = mk_khttp_backoff(w->http, 0, "watch ended at once without events", err, errlen);
     }
     return rc;
 }

@@ -1,8 +1,8 @@
 """test_assert_hostile.py - `mokka assert` against API servers that misbehave
 (tests/standins/fake_apiserver.py's hostile answers): answers too big to
 hold, a gzip bomb, a page with more items than asked for, watch events
-spread over thousands of lines or never ending. Each must end in time with
-its exit code and a report, its memory bounded."""
+spread over thousands of lines or never ending, a server that says nothing
+or only 500. Each must end in time with its exit code and a report."""
 import os
 import subprocess
 import tempfile
@@ -10,7 +10,7 @@ import time
 import xml.dom.minidom
 
 import kubetest
-from kubetest import SLOW
+from kubetest import SLOW, fa
 
 MOKKA = os.path.join(kubetest.BUILD, "mokka")
 READY = "cases:\n  - name: ready\n    expect:\n      condition: {type: Ready, status: \"True\"}\n"
@@ -118,6 +118,31 @@ class HostileTest(kubetest.KubeTestCase):
         self.assertLess(r.max_rss_mib, 512)
         failures = xml.dom.minidom.parse(self.junit).getElementsByTagName("failure")
         self.assertEqual(len(failures), 1)
+
+    # --- deadlines --------------------------------------------------------------
+
+    def assert_in_time(self, r, why):
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn(why, r.stderr)
+        self.assertIn("gave up: the deadline came first", r.stderr)
+        self.assertTrue(self.junit_errors())
+        self.assertIn('"status"', self.read(self.json))
+        # It took 10 s whatever --timeout said.
+        self.assertLess(r.elapsed, 5 * SLOW)
+
+    def test_timeout_holds_against_a_silent_server(self):
+        silent = fa.SilentServer()
+        try:
+            kc = self.kubeconfig(server=silent.url)
+            r = self.mokka_assert("--timeout", "1s", kubeconfig=kc)
+        finally:
+            silent.stop()
+        self.assert_in_time(r, "timed out")
+
+    def test_timeout_holds_against_a_server_failing_with_500(self):
+        self.server().fail_next("any", 500, times=100000)
+        r = self.mokka_assert("--timeout", "1s")
+        self.assert_in_time(r, "500 Internal Server Error: injected 500")
 
 
 if __name__ == "__main__":

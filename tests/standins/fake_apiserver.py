@@ -21,7 +21,8 @@ Tests drive it in-process:
 
 Hostile answers, for the client's bounds (see _Handler's _hostile_*
 methods): srv.misbehave("list", "huge_list", size=2 << 30),
-srv.misbehave("watch", "endless_event").
+srv.misbehave("watch", "endless_event"). SilentServer() accepts
+connections and never answers.
 
 Run alone (python3 fake_apiserver.py --dir D --nodes 3), it writes
 D/kubeconfig and takes the same calls as POST /_mokka/<method> with a JSON
@@ -663,6 +664,32 @@ class _Handler(BaseHTTPRequestHandler):
         except (KeyError, TypeError, ValueError) as e:
             return self._send_json(400, {"error": str(e)})
         self._send_json(200, {"result": result})
+
+
+class SilentServer:
+    """A TCP listener on loopback that accepts connections and never says a
+    word: a hung API server, or a load balancer with nothing behind it."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"https://127.0.0.1:{self.port}"
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                self.conns.append(self.sock.accept()[0])
+            except OSError:
+                return
+
+    def stop(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
 
 
 def main():

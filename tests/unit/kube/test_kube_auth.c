@@ -1,6 +1,7 @@
 /* test_kube_auth.c - credentials (kube_auth.c): ExecCredential parsing,
- * running exec plugins (environment, caching, expiry, 401), token files,
- * and that secrets never show in errors or descriptions. */
+ * running exec plugins (environment, caching, expiry, 401, the caller's
+ * deadline), token files, and that secrets never show in errors or
+ * descriptions. */
 #define _XOPEN_SOURCE 700
 #include <check.h>
 #include <stdio.h>
@@ -202,17 +203,17 @@ START_TEST(plugin_runs_with_args_and_env_and_is_cached)
     plugin_setup(&p, V1);
     mk_kauth *a = mk_kauth_new(&p.t, &stop);
 
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "tok-1");
     ck_assert_str_eq(slurp("args"), "--cluster|ci one|eu-west\n");
     ck_assert_str_eq(slurp("info"), "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
                                     "\"spec\":{\"interactive\":false}}\n");
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);    /* cached: no expiry */
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);    /* cached: no expiry */
     ck_assert_str_eq(c.token, "tok-1");
     ck_assert_str_eq(slurp("count"), "1\n");
 
     ck_assert_int_eq(mk_kauth_rejected(a), 1);                    /* a 401: run again */
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "tok-2");
     ck_assert_uint_eq(mk_kauth_loads(a), 2);
     mk_kauth_free(a);
@@ -226,8 +227,8 @@ START_TEST(plugin_reruns_when_expired)
     write_plugin(V1B1, ",\"expirationTimestamp\":\"2000-01-01T00:00:00Z\"");
     plugin_setup(&p, V1B1);
     mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "tok-2");
     mk_kauth_free(a);
 }
@@ -244,7 +245,7 @@ START_TEST(plugin_gets_cluster_info_when_asked)
     p.t.ca_data = (mk_kblob){ ca, 3 };
     p.t.tls_server_name = "kubernetes.default.svc";
     mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     const char *info = slurp("info");
     ck_assert_ptr_nonnull(strstr(info, "\"cluster\":{"));
     ck_assert_ptr_nonnull(strstr(info, "\"server\":\"https://10.0.0.1:6443\""));
@@ -262,7 +263,7 @@ START_TEST(plugin_certificate_is_used)
     write_plugin(V1, ",\"clientCertificateData\":\"PLUGIN CERT\",\"clientKeyData\":\"PLUGIN KEY\"");
     plugin_setup(&p, V1);
     mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_ptr_nonnull(c.cert);
     ck_assert_int_eq(memcmp(c.cert->data, "PLUGIN CERT", 11), 0);
     ck_assert_int_eq(memcmp(c.key->data, "PLUGIN KEY", 10), 0);
@@ -277,7 +278,7 @@ START_TEST(plugin_failure_says_how)
     put("plugin", "#!/bin/sh\necho 'plugin: cannot reach the identity provider' >&2\nexit 3\n", 0755);
     plugin_setup(&p, V1);
     mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     char want[1024];
     snprintf(want, sizeof want, "exec plugin '%s' (user 'ci') exited with status 3", path_of("plugin"));
     ck_assert_str_eq(err, want);
@@ -293,7 +294,7 @@ START_TEST(plugin_missing_shows_install_hint)
     p.x.command = "mokka-no-such-plugin";
     p.x.install_hint = "Install it with: apt install mokka-plugin";
     mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     ck_assert_str_eq(err, "exec plugin 'mokka-no-such-plugin' (user 'ci') could not be run: No such file "
                           "or directory. Install it with: apt install mokka-plugin");
     mk_kauth_free(a);
@@ -307,7 +308,7 @@ START_TEST(plugin_output_is_never_quoted)
     put("plugin", "#!/bin/sh\necho 'token=hunter2-sekrit'\n", 0755);
     plugin_setup(&p, V1);
     mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "not JSON"));
     ck_assert_ptr_null(strstr(err, "hunter2"));
     mk_kauth_free(a);
@@ -323,9 +324,26 @@ START_TEST(plugin_is_killed_on_stop)
     mk_kauth *a = mk_kauth_new(&p.t, &stop);
     atomic_store(&stop, 1);
     time_t t0 = time(NULL);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     ck_assert_int_le(time(NULL) - t0, 2);
     ck_assert_ptr_nonnull(strstr(err, "stopped while exec plugin"));
+    mk_kauth_free(a);
+}
+END_TEST
+
+/* A plugin still running at the caller's deadline is killed then, not
+ * after its own minute. */
+START_TEST(plugin_is_killed_at_the_deadline)
+{
+    plugin_target p;
+    mk_kcred c;
+    put("plugin", "#!/bin/sh\nexec sleep 30\n", 0755);
+    plugin_setup(&p, V1);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop);
+    double t0 = mk_test_now_ms();
+    ck_assert_int_eq(mk_kauth_get(a, (long long)t0 + 300, &c, err, sizeof err), -1);
+    ck_assert_double_lt(mk_test_now_ms() - t0, 10000);
+    ck_assert_ptr_nonnull(strstr(err, "did not finish within 0.3 s, the time left before the deadline"));
     mk_kauth_free(a);
 }
 END_TEST
@@ -338,19 +356,19 @@ START_TEST(token_file_is_trimmed_and_reread_on_401)
     mk_kcred c;
     put("token", "  first-token\n", 0600);
     mk_kauth *a = mk_kauth_new(&t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "first-token");
 
     put("token", "second-token\n", 0600);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "first-token");       /* at most once a minute... */
     ck_assert_int_eq(mk_kauth_rejected(a), 1);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "second-token");      /* ...and on a 401 */
 
     unlink(path_of("token"));
     ck_assert_int_eq(mk_kauth_rejected(a), 1);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     char want[600];
     snprintf(want, sizeof want, "token file %s: No such file or directory", path_of("token"));
     ck_assert_str_eq(err, want);
@@ -364,7 +382,7 @@ START_TEST(token_file_empty)
     mk_kcred c;
     put("token", " \n", 0600);
     mk_kauth *a = mk_kauth_new(&t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "is empty"));
     mk_kauth_free(a);
 }
@@ -376,7 +394,7 @@ START_TEST(fixed_credentials)
     mk_ktarget t = { .token = "fixed-secret", .cert_data = { cert, 1 }, .key_data = { key, 1 } };
     mk_kcred c;
     mk_kauth *a = mk_kauth_new(&t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "fixed-secret");
     ck_assert_ptr_eq(c.cert, &t.cert_data);
     ck_assert_ptr_eq(c.key, &t.key_data);
@@ -443,6 +461,7 @@ int main(void)
     tcase_add_test(run, plugin_missing_shows_install_hint);
     tcase_add_test(run, plugin_output_is_never_quoted);
     tcase_add_test(run, plugin_is_killed_on_stop);
+    tcase_add_test(run, plugin_is_killed_at_the_deadline);
     tcase_add_test(run, token_file_is_trimmed_and_reread_on_401);
     tcase_add_test(run, token_file_empty);
     tcase_add_test(run, fixed_credentials);
