@@ -1,7 +1,8 @@
 /* kube_auth.c - credentials for API requests: fixed tokens, token files
  * re-read as they rotate (the service account token is one), and exec
  * credential plugins (client.authentication.k8s.io v1 and v1beta1), run the
- * way client-go runs them and cached until they expire or a 401 says so. */
+ * way client-go runs them and cached until they expire or a 401 says so;
+ * and which secrets mk_kauth_scrub takes out of text. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "kube_auth.h"
+#include "kube_scrub.h"
 
 extern char **environ;
 
@@ -23,11 +25,22 @@ extern char **environ;
 /* How long a plugin may take, and how much it may print. */
 #define PLUGIN_TIMEOUT_MS 60000
 #define PLUGIN_MAX_OUTPUT (1 << 20)
+#define PLUGIN_MAX_STDERR 16384    /* relayed; the rest is read and dropped */
+/* Lines of a PEM key shorter than this are not taken for secrets: the last
+ * line of its base64 can be a few bytes that would match anywhere. */
+#define PEM_LINE_MIN 16
+/* Secrets mk_kauth_scrub knows at most: the tokens and the password, and
+ * the lines of two keys (a 16384-bit RSA key has about 200). */
+#define MAX_SECRETS 512
 
 struct mk_kauth {
     const mk_ktarget *t;
     const atomic_int *stop;
+    mk_klog log;
     char *file_token;       /* last read from t->token_file */
+    char *prev_token;       /* the file's or the plugin's token before the current
+                               one: a late message may still quote it */
+    char *basic_b64;        /* base64("username:password"), as Basic auth sends it */
     time_t file_read_at;    /* monotonic seconds */
     mk_kexec_cred cred;     /* the plugin's last answer */
     int have_cred;
@@ -47,13 +60,29 @@ static time_t mono_s(void)
     return (time_t)(mono_ms() / 1000);
 }
 
-mk_kauth *mk_kauth_new(const mk_ktarget *t, const atomic_int *stop)
+static int b64_encode(const mk_kblob *b, char **out);
+
+mk_kauth *mk_kauth_new(const mk_ktarget *t, const atomic_int *stop, const mk_klog *log)
 {
     mk_kauth *a = calloc(1, sizeof *a);
-    if (a) {
-        a->t = t;
-        a->stop = stop;
-        atomic_init(&a->loads, 0);
+    char *pair = NULL;
+    if (!a)
+        return NULL;
+    a->t = t;
+    a->stop = stop;
+    if (log)
+        a->log = *log;
+    atomic_init(&a->loads, 0);
+    if (t->username) {
+        int n = asprintf(&pair, "%s:%s", t->username, t->password ? t->password : "");
+        mk_kblob b = { .data = (unsigned char *)pair, .len = n > 0 ? (size_t)n : 0 };
+        int bad = n < 0 || b64_encode(&b, &a->basic_b64);
+        if (n >= 0)
+            free(pair);
+        if (bad) {
+            mk_kauth_free(a);
+            return NULL;
+        }
     }
     return a;
 }
@@ -71,6 +100,8 @@ void mk_kauth_free(mk_kauth *a)
     if (!a)
         return;
     free(a->file_token);
+    free(a->prev_token);
+    free(a->basic_b64);
     mk_kexec_cred_free(&a->cred);
     free(a);
 }
@@ -112,7 +143,12 @@ static int read_token_file(mk_kauth *a, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    free(a->file_token);
+    if (a->file_token && strcmp(a->file_token, tok)) {
+        free(a->prev_token);
+        a->prev_token = a->file_token;
+    } else {
+        free(a->file_token);
+    }
     a->file_token = tok;
     a->file_read_at = mono_s();
     atomic_fetch_add(&a->loads, 1);
@@ -210,10 +246,33 @@ static const char *user_name(const mk_ktarget *t)
     return t->user ? t->user : "";
 }
 
+/* What a plugin prints on stderr, kept to relay it once the plugin ended. */
+typedef struct plugin_stderr {
+    int fd;                  /* -1 once closed */
+    char buf[PLUGIN_MAX_STDERR + 1];
+    size_t len;
+} plugin_stderr;
+
+/* Reads what is there; the part past PLUGIN_MAX_STDERR is dropped, so that
+ * a chatty plugin never blocks on a full pipe. */
+static void read_stderr(plugin_stderr *e)
+{
+    char sink[4096];
+    size_t room = PLUGIN_MAX_STDERR - e->len;
+    ssize_t got = read(e->fd, room ? e->buf + e->len : sink, room ? room : sizeof sink);
+    if (got > 0 && room)
+        e->len += (size_t)got;
+    else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+        close(e->fd);
+        e->fd = -1;
+    }
+}
+
 /* Read the plugin's stdout until it closes, mokka stops or time runs out
- * (the plugin's minute, or the caller's deadline when that comes first). */
-static int read_plugin(mk_kauth *a, long long deadline_ms, int fd, char **out, size_t *len,
-                       char *err, size_t errlen)
+ * (the plugin's minute, or the caller's deadline when that comes first);
+ * its stderr on the way. */
+static int read_plugin(mk_kauth *a, long long deadline_ms, int fd, plugin_stderr *e, char **out,
+                       size_t *len, char *err, size_t errlen)
 {
     size_t cap = 4096;
     long long started = mono_ms(), deadline = started + PLUGIN_TIMEOUT_MS;
@@ -227,7 +286,7 @@ static int read_plugin(mk_kauth *a, long long deadline_ms, int fd, char **out, s
         deadline = deadline_ms;
     *len = 0;
     for (;;) {
-        struct pollfd p = { .fd = fd, .events = POLLIN };
+        struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = e->fd, .events = POLLIN } };
         if (a->stop && atomic_load(a->stop)) {
             snprintf(err, errlen, "stopped while exec plugin '%s' was running", a->t->exec->command);
             break;
@@ -239,8 +298,12 @@ static int read_plugin(mk_kauth *a, long long deadline_ms, int fd, char **out, s
             break;
         }
         /* Short polls, so that a stop request is noticed quickly. */
-        int r = poll(&p, 1, 100);
+        int r = poll(p, 2, 100);
         if (r == 0 || (r < 0 && errno == EINTR))
+            continue;
+        if (p[1].revents)
+            read_stderr(e);
+        if (!p[0].revents)
             continue;
         if (*len + 4096 > cap) {
             char *nb = cap >= PLUGIN_MAX_OUTPUT ? NULL : realloc(buf, cap *= 2);
@@ -266,16 +329,30 @@ static int read_plugin(mk_kauth *a, long long deadline_ms, int fd, char **out, s
     return -1;
 }
 
-/* Run the plugin with stdin from /dev/null and stdout into a pipe; stderr is
- * mokka's, as with kubectl, so that its messages reach the user. */
-static int spawn_plugin(mk_kauth *a, long long deadline_ms, char **out, size_t *len, char *err,
-                        size_t errlen)
+/* What is left in the stderr pipe once the plugin exited. Not up to its
+ * end: a process the plugin left behind may hold the pipe open. */
+static void drain_stderr(plugin_stderr *e)
+{
+    while (e->fd >= 0) {
+        struct pollfd p = { .fd = e->fd, .events = POLLIN };
+        if (poll(&p, 1, 0) <= 0)
+            break;
+        read_stderr(e);
+    }
+    if (e->fd >= 0)
+        close(e->fd);
+    e->fd = -1;
+}
+
+/* Run the plugin with stdin from /dev/null, stdout and stderr into pipes. */
+static int spawn_plugin(mk_kauth *a, long long deadline_ms, plugin_stderr *e, char **out,
+                        size_t *len, char *err, size_t errlen)
 {
     const mk_kexec *x = a->t->exec;
     char *info = NULL, *info_json = exec_info(a->t);
     char **argv = calloc(x->nargs + 2, sizeof *argv);
     char **envp = NULL;
-    int fds[2] = { -1, -1 }, rc = -1;
+    int fds[2] = { -1, -1 }, efds[2] = { -1, -1 }, rc = -1;
     pid_t pid;
     posix_spawn_file_actions_t fa;
 
@@ -285,7 +362,7 @@ static int spawn_plugin(mk_kauth *a, long long deadline_ms, char **out, size_t *
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if (pipe2(fds, O_CLOEXEC) != 0) {
+    if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(efds, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "cannot run exec plugin '%s': %s", x->command, strerror(errno));
         goto out;
     }
@@ -295,21 +372,27 @@ static int spawn_plugin(mk_kauth *a, long long deadline_ms, char **out, size_t *
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    int e = posix_spawnp(&pid, x->command, &fa, NULL, argv, envp);
+    posix_spawn_file_actions_adddup2(&fa, efds[1], 2);
+    int sp = posix_spawnp(&pid, x->command, &fa, NULL, argv, envp);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
-    if (e) {
+    close(efds[1]);
+    fds[1] = efds[1] = -1;
+    if (sp) {
         snprintf(err, errlen, "exec plugin '%s' (user '%s') could not be run: %s%s%s", x->command,
-                 user_name(a->t), strerror(e), x->install_hint ? ". " : "",
+                 user_name(a->t), strerror(sp), x->install_hint ? ". " : "",
                  x->install_hint ? x->install_hint : "");
         goto out;
     }
-    rc = read_plugin(a, deadline_ms, fds[0], out, len, err, errlen);
+    e->fd = efds[0];
+    efds[0] = -1;
+    rc = read_plugin(a, deadline_ms, fds[0], e, out, len, err, errlen);
     if (rc)
         kill(pid, SIGKILL);
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
+    drain_stderr(e);
     if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
         snprintf(err, errlen, "exec plugin '%s' (user '%s') %s %d", x->command, user_name(a->t),
                  WIFEXITED(st) ? "exited with status" : "was killed by signal",
@@ -318,8 +401,12 @@ static int spawn_plugin(mk_kauth *a, long long deadline_ms, char **out, size_t *
         rc = -1;
     }
 out:
-    if (fds[0] >= 0)
-        close(fds[0]);
+    for (int i = 0; i < 2; i++) {
+        if (fds[i] >= 0)
+            close(fds[i]);
+        if (efds[i] >= 0)
+            close(efds[i]);
+    }
     free(envp);
     free(argv);
     free(info);
@@ -327,24 +414,51 @@ out:
     return rc;
 }
 
+/* The plugin's stderr as warnings, a line each, with every secret known by
+ * now (its new credential too) scrubbed: kubectl shows it, and a plugin
+ * that fails says why there. */
+static void relay_stderr(mk_kauth *a, plugin_stderr *e)
+{
+    e->buf[e->len] = '\0';
+    mk_kauth_scrub(a, e->buf, sizeof e->buf);
+    for (char *line = e->buf, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (*line)
+            mk_klogf(&a->log, 1, "exec plugin '%s': %s", a->t->exec->command, line);
+    }
+}
+
 static int run_plugin(mk_kauth *a, long long deadline_ms, char *err, size_t errlen)
 {
     char *out;
     size_t len;
     mk_kexec_cred c;
-    if (spawn_plugin(a, deadline_ms, &out, &len, err, errlen))
+    plugin_stderr *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "out of memory");
         return -1;
-    int rc = mk_kexec_parse(out, len, a->t->exec->api_version, a->t->exec->command, &c, err, errlen);
-    free(out);
-    if (rc)
-        return -1;
-    mk_kexec_cred_free(&a->cred);
-    a->cred = c;
-    a->have_cred = 1;
-    atomic_fetch_add(&a->loads, 1);
-    return 0;
+    }
+    e->fd = -1;
+    int rc = spawn_plugin(a, deadline_ms, e, &out, &len, err, errlen);
+    if (rc == 0) {
+        rc = mk_kexec_parse(out, len, a->t->exec->api_version, a->t->exec->command, &c, err, errlen);
+        free(out);
+    }
+    if (rc == 0) {
+        free(a->prev_token);
+        a->prev_token = a->cred.token;
+        a->cred.token = NULL;
+        mk_kexec_cred_free(&a->cred);
+        a->cred = c;
+        a->have_cred = 1;
+        atomic_fetch_add(&a->loads, 1);
+    }
+    relay_stderr(a, e);
+    free(e);
+    return rc ? -1 : 0;
 }
-
 int mk_krfc3339(const char *s, time_t *out)
 {
     struct tm tm;
@@ -376,6 +490,53 @@ int mk_krfc3339(const char *s, time_t *out)
 static const char *jstr(const json_t *o, const char *k)
 {
     return json_string_value(json_object_get(o, k));
+}
+
+/* --- secrets in text ------------------------------------------------------------- */
+
+static size_t add_secret(mk_ksecret *sec, size_t n, const char *s, size_t len)
+{
+    if (s && len && n < MAX_SECRETS)
+        sec[n++] = (mk_ksecret){ .s = s, .len = len };
+    return n;
+}
+
+static size_t add_str(mk_ksecret *sec, size_t n, const char *s)
+{
+    return add_secret(sec, n, s, s ? strlen(s) : 0);
+}
+
+/* A PEM key: the whole text, and each line of its base64 (a message would
+ * rather quote a line than the key), not the BEGIN and END lines. */
+static size_t add_pem(mk_ksecret *sec, size_t n, const char *pem, size_t len)
+{
+    n = add_secret(sec, n, pem, len);
+    for (size_t i = 0; pem && i < len;) {
+        const char *line = pem + i, *nl = memchr(line, '\n', len - i);
+        size_t ll = nl ? (size_t)(nl - line) : len - i;
+        i += ll + 1;
+        if (ll && line[ll - 1] == '\r')
+            ll--;
+        if (ll >= PEM_LINE_MIN && strncmp(line, "-----", 5))
+            n = add_secret(sec, n, line, ll);
+    }
+    return n;
+}
+
+void mk_kauth_scrub(const mk_kauth *a, char *text, size_t size)
+{
+    const mk_ktarget *t = a->t;
+    mk_ksecret sec[MAX_SECRETS];
+    size_t n = 0;
+    n = add_str(sec, n, t->token);
+    n = add_str(sec, n, t->password);
+    n = add_str(sec, n, a->basic_b64);
+    n = add_str(sec, n, a->file_token);
+    n = add_str(sec, n, a->prev_token);
+    n = add_str(sec, n, a->cred.token);
+    n = add_pem(sec, n, (const char *)a->cred.key.data, a->cred.key.len);
+    n = add_pem(sec, n, (const char *)t->key_data.data, t->key_data.len);
+    mk_kscrub(text, size, sec, n);
 }
 
 static int dup_blob(const char *s, mk_kblob *b)
@@ -430,6 +591,12 @@ int mk_kexec_parse(const char *json, size_t len, const char *api_version, const 
         snprintf(err, errlen, "out of memory");
     else
         rc = 0;
+    if (rc) {
+        /* The quoted kind, apiVersion or expiry is the plugin's text. */
+        mk_ksecret sec[MAX_SECRETS];
+        size_t n = add_pem(sec, add_str(sec, 0, token), key, key ? strlen(key) : 0);
+        mk_kscrub(err, errlen, sec, n);
+    }
     json_decref(root);
     if (rc)
         mk_kexec_cred_free(out);

@@ -4,13 +4,16 @@
  * certificate files need no state: kube_http.c takes them from the target.)
  *
  * One thread at a time uses an mk_kauth (the watch thread, or the opener
- * before it starts). Secrets never appear in errors or descriptions. */
+ * before it starts). Secrets never appear in errors or descriptions, and
+ * mk_kauth_scrub takes them out of text that others wrote (the API server's
+ * messages, libcurl's errors, a plugin's stderr). */
 #ifndef MOKKA_KUBE_AUTH_H
 #define MOKKA_KUBE_AUTH_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
+#include "kube_log.h"
 #include "kubeconfig.h"
 
 typedef struct mk_kauth mk_kauth;
@@ -23,8 +26,9 @@ typedef struct mk_kcred {
 } mk_kcred;
 
 /* `t` must outlive the mk_kauth. A plugin still running when *stop becomes
- * nonzero is killed. */
-mk_kauth *mk_kauth_new(const mk_ktarget *t, const atomic_int *stop);
+ * nonzero is killed. What a plugin prints on stderr goes to `log` as
+ * warnings once it ended, scrubbed (its new credential included). */
+mk_kauth *mk_kauth_new(const mk_ktarget *t, const atomic_int *stop, const mk_klog *log);
 void mk_kauth_free(mk_kauth *a);
 
 /* Credentials for the next request: reads the token file when it was last
@@ -36,6 +40,14 @@ int mk_kauth_get(mk_kauth *a, long long deadline_ms, mk_kcred *out, char *err, s
 /* The API server answered 401. Returns 1 when fresh credentials may help
  * (token file re-read, plugin re-run on the next mk_kauth_get), else 0. */
 int mk_kauth_rejected(mk_kauth *a);
+
+/* Replace every credential value this client knows in the NUL-terminated
+ * `text` (a buffer of `size` bytes) with "(redacted)": the token, the token
+ * file's and the plugin's tokens (this one and the one before), the plugin's
+ * and the kubeconfig's client key (PEM lines), the basic-auth password and
+ * its "user:password" in base64 (what an Authorization: Basic header shows).
+ * Apply it to any text from the server or a plugin that goes into a message. */
+void mk_kauth_scrub(const mk_kauth *a, char *text, size_t size);
 
 /* "client certificate, token from /x (redacted)": how we authenticate. */
 void mk_kauth_describe(const mk_kauth *a, char *buf, size_t len);
@@ -52,7 +64,8 @@ typedef struct mk_kexec_cred {
 } mk_kexec_cred;
 
 /* Parse a plugin's ExecCredential, which must carry `api_version`. Errors
- * never quote the output, which holds the secret. */
+ * quote no more of the output than its kind, apiVersion or expiry, with
+ * the output's own token and key scrubbed from them. */
 int mk_kexec_parse(const char *json, size_t len, const char *api_version, const char *cmd,
                    mk_kexec_cred *out, char *err, size_t errlen);
 void mk_kexec_cred_free(mk_kexec_cred *c);

@@ -3,7 +3,10 @@
  * follows strings and nesting finds where each object ends, so each is
  * parsed once and alone, however the answer is chunked or spread over lines,
  * and no object (so no JSON tree) grows past the bounds below: the memory a
- * LIST answer costs is one item's, not the whole answer's. */
+ * LIST answer costs is one item's, not the whole answer's.
+ *
+ * Errors may quote the server's text (jansson's reasons do): callers scrub
+ * them (mk_khttp_scrub) before they go into messages. */
 #ifndef MOKKA_KUBE_FRAME_H
 #define MOKKA_KUBE_FRAME_H
 

@@ -3,7 +3,8 @@
  * connection errors, 5xx and 429 (Retry-After wins when the server sends
  * one), a single retry with fresh credentials on 401, and a deadline that
  * every wait keeps. Answers are bounded as they arrive (MK_KHTTP_ANSWER_MAX
- * for a 200, ERROR_BODY_MAX for the rest).
+ * for a 200, ERROR_BODY_MAX for the rest), and whatever the server or
+ * libcurl says is scrubbed of secrets before it goes into a message.
  *
  * Transfers run through a multi handle so that mk_khttp_stop can wake a
  * transfer or a backoff wait at once (curl_multi_wakeup) from another thread,
@@ -185,7 +186,7 @@ mk_khttp *mk_khttp_new(const mk_ktarget *t, const mk_klog *log, char *err, size_
     h->log = *log;
     atomic_init(&h->stop, 0);
     h->rng = (uint64_t)mk_kmono_ms() * 0x9E3779B97F4A7C15ULL ^ (uint64_t)getpid() ^ (uintptr_t)h;
-    h->auth = mk_kauth_new(t, &h->stop);
+    h->auth = mk_kauth_new(t, &h->stop, log);
     h->easy = curl_easy_init();
     h->multi = curl_multi_init();
     if (!h->auth || !h->easy || !h->multi) {
@@ -411,12 +412,18 @@ static const char *reason(long code)
     }
 }
 
-/* "GET https://host/api/v1/nodes: 403 Forbidden: <the Status object's message>". */
+/* "GET https://host/api/v1/nodes: 403 Forbidden: <the Status object's message>",
+ * the message scrubbed whole, before formatting could cut a secret short. */
 static void answer_error(mk_khttp *h, const char *url, long code, char *err, size_t errlen)
 {
     json_t *st = h->body ? json_loadb(h->body, h->blen, 0, NULL) : NULL;
     const char *msg = json_string_value(json_object_get(st, "message"));
-    snprintf(err, errlen, "GET %s: %ld %s%s%s", url, code, reason(code), msg ? ": " : "", msg ? msg : "");
+    char *copy = msg ? strdup(msg) : NULL;
+    if (copy)
+        mk_khttp_scrub(h, copy, strlen(copy) + 1);
+    snprintf(err, errlen, "GET %s: %ld %s%s%s", url, code, reason(code), copy ? ": " : "",
+             copy ? copy : "");
+    free(copy);
     json_decref(st);
 }
 
@@ -460,6 +467,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
         if (res != CURLE_OK && !h->sink_ended) {
             /* libcurl's own buffer says more than its error code's text. */
             snprintf(why, sizeof why, "GET %s: %s", url, h->curl_err[0] ? h->curl_err : curl_easy_strerror(res));
+            mk_khttp_scrub(h, why, sizeof why);
             if (code == 200) {
                 snprintf(err, errlen, "%s", why);
                 rc = MK_KHTTP_BROKEN;
@@ -505,6 +513,11 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
     }
     free(url);
     return rc;
+}
+
+void mk_khttp_scrub(const mk_khttp *h, char *text, size_t size)
+{
+    mk_kauth_scrub(h->auth, text, size);
 }
 
 void mk_khttp_what(const mk_kget *req, char *buf, size_t len)

@@ -1,8 +1,9 @@
 /* kube_http.h - GET requests to the API server over libcurl: TLS and
  * credentials from the target, retries with exponential backoff and jitter
  * on connection errors, 5xx and 429 (honouring Retry-After), one credential
- * refresh on 401, answers bounded in size, and a stop switch that interrupts
- * transfers and waits at once from any thread.
+ * refresh on 401, answers bounded in size, server text scrubbed of secrets,
+ * and a stop switch that interrupts transfers and waits at once from any
+ * thread.
  *
  * One thread at a time makes requests; mk_khttp_stop may come from another. */
 #ifndef MOKKA_KUBE_HTTP_H
@@ -50,13 +51,17 @@ void mk_khttp_free(mk_khttp *h);
 /* GET a path. Transient failures are retried until req->deadline_ms; 401 is
  * retried once with fresh credentials. Other answers (200, 410, 403, ...)
  * return 0 with *status set; for those that are not 200, err holds the
- * API server's message. */
+ * API server's message (scrubbed). */
 int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_t errlen);
 
 /* Wait the next backoff delay (after a broken stream). Returns 0, or
  * MK_KHTTP_FAIL when deadline_ms (0: none) would come first (err, which must
  * not be `why`, says why and that), or MK_KHTTP_STOPPED. */
 int mk_khttp_backoff(mk_khttp *h, long long deadline_ms, const char *why, char *err, size_t errlen);
+
+/* Take every credential value out of text the server wrote before it goes
+ * into a message (mk_kauth_scrub): `text` is NUL-terminated in `size` bytes. */
+void mk_khttp_scrub(const mk_khttp *h, char *text, size_t size);
 
 /* "LIST /api/v1/nodes" or "WATCH /api/v1/nodes": a request in messages,
  * without its query (selectors, continue tokens). */

@@ -143,6 +143,7 @@ static int end_page(mk_kwatch *w, const mk_kget *req, page_in *p, char *err, siz
     list_acc *a = p->acc;
     if (!list) {
         mk_khttp_what(req, what, sizeof what);
+        mk_khttp_scrub(w->http, p->err, sizeof p->err);
         snprintf(err, errlen, "the API server's answer to %s %s", what, p->err);
         return -1;
     }
@@ -278,6 +279,9 @@ static int on_watch_data(void *ctx, const char *data, size_t len)
     int rc = mk_kstream_feed(&w->stream, data, len, on_event, w, w->stream_err, sizeof w->stream_err);
     if (rc == -2)
         w->next = BACKOFF_RELIST;
+    /* The reason quotes the server (a Status message, jansson's "near"). */
+    if (rc)
+        mk_khttp_scrub(w->http, w->stream_err, sizeof w->stream_err);
     return rc ? -1 : 0;
 }
 

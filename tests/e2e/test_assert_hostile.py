@@ -2,7 +2,9 @@
 (tests/standins/fake_apiserver.py's hostile answers): answers too big to
 hold, a gzip bomb, a page with more items than asked for, watch events
 spread over thousands of lines or never ending, a server that says nothing
-or only 500. Each must end in time with its exit code and a report."""
+or only 500, and one that echoes the credentials back. Each must end in
+time with its exit code, a report, and no secret in any output."""
+import base64
 import os
 import subprocess
 import tempfile
@@ -10,7 +12,7 @@ import time
 import xml.dom.minidom
 
 import kubetest
-from kubetest import SLOW, fa
+from kubetest import SLOW, TOKEN, fa
 
 MOKKA = os.path.join(kubetest.BUILD, "mokka")
 READY = "cases:\n  - name: ready\n    expect:\n      condition: {type: Ready, status: \"True\"}\n"
@@ -143,6 +145,52 @@ class HostileTest(kubetest.KubeTestCase):
         self.server().fail_next("any", 500, times=100000)
         r = self.mokka_assert("--timeout", "1s")
         self.assert_in_time(r, "500 Internal Server Error: injected 500")
+
+    # --- secrets the server echoes ----------------------------------------------------
+
+    def assert_kept_secret(self, r, *secrets):
+        outputs = {"stderr": r.stderr, "stdout": r.stdout, "JUnit": self.read(self.junit),
+                   "JSON report": self.read(self.json)}
+        for name, text in outputs.items():
+            for s in secrets:
+                self.assertNotIn(s, text, f"a secret in the {name}")
+        self.assertIn("Authorization: ", r.stderr)
+        self.assertIn("(redacted)", outputs["JUnit"])
+
+    def test_echoed_token_is_redacted(self):
+        self.server(client_certs=False).misbehave("any", "echo_401", times=0)
+        r = self.mokka_assert(kubeconfig=self.kubeconfig(user={"token": TOKEN}))
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("Authorization: Bearer (redacted) (the API server rejected the credentials: "
+                      "token (redacted))", r.stderr)
+        self.assert_kept_secret(r, TOKEN)
+
+    def test_echoed_token_file_token_is_redacted(self):
+        self.server(client_certs=False).misbehave("any", "echo_401", times=0)
+        tf = self.write("token", "file-token-3d9e71\n")
+        r = self.mokka_assert(kubeconfig=self.kubeconfig(user={"tokenFile": tf}))
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assert_kept_secret(r, "file-token-3d9e71")
+
+    def test_echoed_basic_auth_is_redacted(self):
+        self.server(client_certs=False, tokens=()).misbehave("any", "echo_401", times=0)
+        r = self.mokka_assert(kubeconfig=self.kubeconfig(user={"username": "ann", "password": "pa55-w0rd"}))
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assert_kept_secret(r, "pa55-w0rd", base64.b64encode(b"ann:pa55-w0rd").decode())
+
+    def test_exec_plugin_token_is_redacted_from_server_and_plugin(self):
+        self.server(client_certs=False).misbehave("any", "echo_401", times=0)
+        plugin = self.write("plugin.sh", "#!/bin/sh\n"
+                            "echo 'got plugin-token-8c2f05 from the identity provider' >&2\n"
+                            "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                            "\"kind\":\"ExecCredential\",\"status\":{\"token\":\"plugin-token-8c2f05\"}}'\n")
+        os.chmod(plugin, 0o755)
+        user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": plugin,
+                         "interactiveMode": "Never"}}
+        r = self.mokka_assert(kubeconfig=self.kubeconfig(user=user))
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn(f"exec plugin '{plugin}': got (redacted) from the identity provider", r.stderr)
+        self.assert_kept_secret(r, "plugin-token-8c2f05")
 
 
 if __name__ == "__main__":

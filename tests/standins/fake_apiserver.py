@@ -19,10 +19,10 @@ Tests drive it in-process:
     srv.counts["list"], srv.counts["watch"]
     srv.stop()
 
-Hostile answers, for the client's bounds (see _Handler's _hostile_*
-methods): srv.misbehave("list", "huge_list", size=2 << 30),
-srv.misbehave("watch", "endless_event"). SilentServer() accepts
-connections and never answers.
+Hostile answers, for the client's bounds and secrecy (see _Handler's
+_hostile_* methods): srv.misbehave("list", "huge_list", size=2 << 30),
+srv.misbehave("watch", "endless_event"), srv.misbehave("any", "echo_401").
+SilentServer() accepts connections and never answers.
 
 Run alone (python3 fake_apiserver.py --dir D --nodes 3), it writes
 D/kubeconfig and takes the same calls as POST /_mokka/<method> with a JSON
@@ -651,6 +651,12 @@ class _Handler(BaseHTTPRequestHandler):
         lines = (b'"' + b"x" * 60 + b'",\n') * 1024
         while not self.fake.stopping:
             self._raw_chunk(lines)
+
+    def _hostile_echo_401(self):
+        """401 with a Status message that quotes the request's Authorization
+        header, as some proxies and webhooks do."""
+        self._send_json(401, status_object(401, "Unauthorized", "Unauthorized: the request carried "
+                                           "Authorization: " + self.headers.get("Authorization", "")))
 
     def do_POST(self):
         """The control channel when run alone: POST /_mokka/<method> {args}."""
