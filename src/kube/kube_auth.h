@@ -12,7 +12,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
-#include <time.h>
+#include "kube_exec.h"
 #include "kube_log.h"
 #include "kubeconfig.h"
 
@@ -54,22 +54,5 @@ void mk_kauth_describe(const mk_kauth *a, char *buf, size_t len);
 
 /* How many times the plugin ran or the token file was read. */
 unsigned long mk_kauth_loads(const mk_kauth *a);
-
-/* --- exposed for tests -------------------------------------------------------- */
-
-typedef struct mk_kexec_cred {
-    char *token;
-    mk_kblob cert, key;    /* clientCertificateData, clientKeyData (PEM) */
-    time_t expiry;         /* expirationTimestamp; 0: does not expire */
-} mk_kexec_cred;
-
-/* Parse a plugin's ExecCredential, which must carry `api_version`. Errors
- * quote no more of the output than its kind, apiVersion or expiry, with
- * the output's own token and key scrubbed from them. */
-int mk_kexec_parse(const char *json, size_t len, const char *api_version, const char *cmd,
-                   mk_kexec_cred *out, char *err, size_t errlen);
-void mk_kexec_cred_free(mk_kexec_cred *c);
-/* RFC 3339 ("2024-05-01T10:00:00Z", with fraction or offset) to time_t. */
-int mk_krfc3339(const char *s, time_t *out);
 
 #endif

@@ -1,24 +1,24 @@
 /* test_kube_scrub.c - secrets replaced in text (kube_scrub.c): every
  * occurrence, the longest of overlapping secrets, a secret cut off at the
- * end of the text, and results cut to the buffer. */
+ * end of the text, results cut to the buffer, and a PEM key's lines. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 #include "kube/kube_scrub.h"
 #include "support/testutil.h"
 
-static const mk_ksecret secrets[] = {
-    { "abc123", 6 },
-    { "abc123-longer", 13 },     /* contains the first */
-    { "zzz", 0 },                /* len 0: ignored */
-    { "tok", 3 },
-};
-
 static void check_scrub(const char *in, size_t size, const char *want)
 {
     char buf[256];
+    mk_ksecrets l = { .n = 0 };
+    mk_ksecrets_add(&l, "abc123");
+    mk_ksecrets_add(&l, "abc123-longer");     /* contains the first */
+    mk_ksecrets_add(&l, "");                  /* ignored, as is NULL */
+    mk_ksecrets_add(&l, NULL);
+    mk_ksecrets_add(&l, "tok");
+    ck_assert_uint_eq(l.n, 3);
     snprintf(buf, sizeof buf, "%s", in);
-    mk_kscrub(buf, size, secrets, sizeof secrets / sizeof secrets[0]);
+    mk_kscrub(buf, size, &l);
     ck_assert_msg(strcmp(buf, want) == 0, "'%s' became '%s', want '%s'", in, buf, want);
 }
 
@@ -54,6 +54,23 @@ START_TEST(cut_to_the_buffer)
 }
 END_TEST
 
+/* The whole key and each base64 line of 16 bytes or more; not the BEGIN
+ * and END lines, nor a short last line that could match anywhere. */
+START_TEST(pem_key_lines)
+{
+    static const char pem[] = "-----BEGIN EC PRIVATE KEY-----\r\n"
+                              "MHcCAQEEIBsekritLineOne000000000000\r\n"
+                              "oAoGCCqGSM49\r\n"
+                              "-----END EC PRIVATE KEY-----\r\n";
+    mk_ksecrets l = { .n = 0 };
+    char text[256] = "quoted: MHcCAQEEIBsekritLineOne000000000000; BEGIN EC PRIVATE KEY; oAoGCCqGSM49";
+    mk_ksecrets_add_pem(&l, pem, sizeof pem - 1);
+    ck_assert_uint_eq(l.n, 2);
+    mk_kscrub(text, sizeof text, &l);
+    ck_assert_str_eq(text, "quoted: (redacted); BEGIN EC PRIVATE KEY; oAoGCCqGSM49");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kube_scrub");
@@ -62,5 +79,6 @@ int main(void)
     tcase_add_test(tc, longest_wins);
     tcase_add_test(tc, cut_secret_at_the_end);
     tcase_add_test(tc, cut_to_the_buffer);
+    tcase_add_test(tc, pem_key_lines);
     return mk_test_run(s);
 }
