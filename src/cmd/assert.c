@@ -200,6 +200,10 @@ static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, 
     char err[1024], who[1024];
     mk_kube_opts ko = o->kube;
     ko.log = kube_log;
+    /* Reaching the cluster must leave time for the report within --timeout
+     * (the watchdog only marks the run cancelled; it cannot cut a request). */
+    if (o->timeout * 1000 < MK_KUBE_OPEN_TIMEOUT_MS)
+        ko.open_timeout_ms = o->timeout * 1000 >= 1 ? (int)(o->timeout * 1000) : 1;
     mk_kube *k = mk_kube_open(&ko, err, sizeof err);
     if (!k) {
         mk_err("assert", "%s", err);

@@ -477,6 +477,10 @@ static int open_cluster(run *r, char *err, size_t errlen)
     }
     mk_kube_opts ko = { .kubeconfig = r->o.kubeconfig, .context = r->o.context,
                         .node = r->u->node };
+    /* Reaching the cluster must leave time for the report within --timeout. */
+    double left_ms = (r->o.timeout - (now_s() - r->start)) * 1000;
+    if (left_ms < MK_KUBE_OPEN_TIMEOUT_MS)
+        ko.open_timeout_ms = left_ms >= 1 ? (int)left_ms : 1;
     if (!(r->kube = mk_kube_open(&ko, err, errlen))) {
         mk_err("run", "%s", err);
         mk_report_error(&r->rep, "mokka-run", "cluster is reachable", "%s", err);

@@ -8,7 +8,6 @@
 #include "kube_watch.h"
 #include "kubeconfig.h"
 
-#define DEFAULT_OPEN_TIMEOUT_MS 10000
 #define DEFAULT_WATCH_TIMEOUT_S 300
 
 struct mk_kube {
@@ -59,7 +58,7 @@ mk_kube *mk_kube_open(const mk_kube_opts *o, char *err, size_t errlen)
         .selector = o->selector,
         .watch_timeout_s = o->watch_timeout_s > 0 ? o->watch_timeout_s : DEFAULT_WATCH_TIMEOUT_S,
         .first_deadline_ms = mk_kmono_ms() +
-            (o->open_timeout_ms > 0 ? o->open_timeout_ms : DEFAULT_OPEN_TIMEOUT_MS),
+            (o->open_timeout_ms > 0 ? o->open_timeout_ms : MK_KUBE_OPEN_TIMEOUT_MS),
     };
     k->watch = mk_kwatch_start(k->http, k->store, &log, &wo, err, errlen);
     if (!k->watch) {

@@ -20,13 +20,18 @@
 
 typedef struct mk_kube mk_kube;
 
+/* How long mk_kube_open may take when the caller does not say. */
+#define MK_KUBE_OPEN_TIMEOUT_MS 10000
+
 typedef struct mk_kube_opts {
     const char *kubeconfig;  /* --kubeconfig; NULL: $KUBECONFIG, ~/.kube/config, in-cluster */
     const char *context;     /* --context; NULL: the current-context */
     const char *node;        /* only this node (fieldSelector metadata.name=NODE), or NULL */
     const char *selector;    /* label selector ("k=v,k2!=v2,k3"), or NULL; both may be set */
-    int open_timeout_ms;     /* how long mk_kube_open retries the first LIST
-                                (connection errors, 5xx, 429); 0: 10 s */
+    int open_timeout_ms;     /* how long mk_kube_open may take: the first LIST's
+                                retries (connection errors, 5xx, 429), transfers
+                                and plugin runs; 0: MK_KUBE_OPEN_TIMEOUT_MS. A
+                                caller with a sooner deadline passes what is left */
     int watch_timeout_s;     /* timeoutSeconds of each WATCH request; 0: 300 */
     int verbose;             /* report requests, retries and re-lists through log */
     /* Warnings (always) and progress (when verbose), one line each, without

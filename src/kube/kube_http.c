@@ -1,13 +1,15 @@
 /* kube_http.c - GET requests to the API server over libcurl, with the
  * retry policy of a polite client: exponential backoff with jitter on
  * connection errors, 5xx and 429 (Retry-After wins when the server sends
- * one), a single retry with fresh credentials on 401, and a deadline.
+ * one), a single retry with fresh credentials on 401, and a deadline that
+ * every wait keeps. Answers are bounded as they arrive (MK_KHTTP_ANSWER_MAX
+ * for a 200, ERROR_BODY_MAX for the rest), and whatever the server or
+ * libcurl says is scrubbed of secrets before it goes into a message.
  *
  * Transfers run through a multi handle so that mk_khttp_stop can wake a
  * transfer or a backoff wait at once (curl_multi_wakeup) from another thread,
  * and so that connections are kept alive between a list and its watch. */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +25,8 @@
 #define CONNECT_TIMEOUT_MS 10000
 #define BACKOFF_FIRST_MS 200
 #define BACKOFF_MAX_MS 30000
+/* Of an answer that is not 200, what we keep for its Status message; the
+ * transfer ends there. */
 #define ERROR_BODY_MAX 65536
 
 struct mk_khttp {
@@ -40,7 +44,9 @@ struct mk_khttp {
     atomic_ulong lists, watches, retries;
     /* The transfer in progress. */
     const mk_kget *req;
-    int got_body, sink_ended;
+    int sink_ended;              /* we ended it (sink, bound): not a broken transfer */
+    int too_big;                 /* a 200 answer passed req->max_body */
+    size_t got;                  /* bytes of a 200 answer's body so far, decoded */
     char *body;                  /* a non-200 answer's body, for its message */
     size_t blen;
     char curl_err[CURL_ERROR_SIZE];
@@ -51,21 +57,6 @@ long long mk_kmono_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-void mk_klogf(const mk_klog *l, int warning, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    if (!warning && !l->verbose)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (l->fn)
-        l->fn(l->ctx, warning, msg);
-    else
-        fprintf(stderr, "mokka: %s%s\n", warning ? "warning: " : "", msg);
 }
 
 /* --- setting up --------------------------------------------------------------- */
@@ -153,7 +144,6 @@ static int set_options(mk_khttp *h, char *err, size_t errlen)
     bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, h) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
-    bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)CONNECT_TIMEOUT_MS) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, "mokka/" MOKKA_VERSION) != CURLE_OK;
@@ -196,7 +186,7 @@ mk_khttp *mk_khttp_new(const mk_ktarget *t, const mk_klog *log, char *err, size_
     h->log = *log;
     atomic_init(&h->stop, 0);
     h->rng = (uint64_t)mk_kmono_ms() * 0x9E3779B97F4A7C15ULL ^ (uint64_t)getpid() ^ (uintptr_t)h;
-    h->auth = mk_kauth_new(t, &h->stop);
+    h->auth = mk_kauth_new(t, &h->stop, log);
     h->easy = curl_easy_init();
     h->multi = curl_multi_init();
     if (!h->auth || !h->easy || !h->multi) {
@@ -232,31 +222,43 @@ void mk_khttp_free(mk_khttp *h)
 
 /* --- one transfer -------------------------------------------------------------- */
 
+/* libcurl hands over the body as it decodes it (after inflating gzip), so
+ * the bounds count what the client would hold, not what the wire carried. */
 static size_t on_data(char *p, size_t size, size_t n, void *ud)
 {
     mk_khttp *h = ud;
     size_t len = size * n;
     long code = 0;
+    if (atomic_load(&h->stop))
+        return CURL_WRITEFUNC_ERROR;
     curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &code);
     if (code == 200) {
-        h->got_body = 1;
+        h->got += len;
+        if (h->req->max_body && h->got > h->req->max_body) {
+            h->too_big = h->sink_ended = 1;
+            return CURL_WRITEFUNC_ERROR;
+        }
         if (h->req->sink(h->req->ctx, p, len) == 0)
             return len;
         h->sink_ended = 1;
         return CURL_WRITEFUNC_ERROR;
     }
-    /* Keep the start of an error answer: its Status message. */
-    size_t keep = h->blen < ERROR_BODY_MAX ? ERROR_BODY_MAX - h->blen : 0;
+    /* Keep the start of an error answer, its Status message, and end the
+     * transfer there: the rest cannot say more. */
+    size_t keep = ERROR_BODY_MAX - h->blen;
     if (keep > len)
         keep = len;
-    char *nb = keep ? realloc(h->body, h->blen + keep + 1) : h->body;
+    char *nb = realloc(h->body, h->blen + keep + 1);
     if (nb) {
         memcpy(nb + h->blen, p, keep);
         h->blen += keep;
         nb[h->blen] = '\0';
         h->body = nb;
     }
-    return len;
+    if (h->blen < ERROR_BODY_MAX)
+        return len;
+    h->sink_ended = 1;
+    return CURL_WRITEFUNC_ERROR;
 }
 
 /* Run the transfer on the multi handle, waking for mk_khttp_stop. */
@@ -287,7 +289,7 @@ static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, 
     struct curl_slist *hdr = curl_slist_append(NULL, "Accept: application/json");
     char *bearer = NULL;
     CURL *e = h->easy;
-    long limit = req->timeout_s * 1000L;
+    long limit = req->timeout_s * 1000L, connect = CONNECT_TIMEOUT_MS;
 
     if (cred->token && asprintf(&bearer, "Authorization: Bearer %s", cred->token) > 0)
         hdr = curl_slist_append(hdr, bearer);
@@ -295,19 +297,24 @@ static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, 
         hdr = curl_slist_append(hdr, h->host_header);
     if (req->deadline_ms) {
         long left = (long)(req->deadline_ms - mk_kmono_ms());
+        if (left < 1)
+            left = 1;
         if (!limit || left < limit)
-            limit = left > 1 ? left : 1;
+            limit = left;
+        if (left < connect)
+            connect = left;
     }
     curl_easy_setopt(e, CURLOPT_URL, url);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdr);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, limit);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect);
     if (cred->cert)
         blob(e, CURLOPT_SSLCERT_BLOB, cred->cert);
     if (cred->key)
         blob(e, CURLOPT_SSLKEY_BLOB, cred->key);
     h->req = req;
-    h->got_body = h->sink_ended = 0;
-    h->blen = 0;
+    h->sink_ended = h->too_big = 0;
+    h->got = h->blen = 0;
     h->curl_err[0] = '\0';
     CURLcode res = perform(h);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
@@ -347,30 +354,25 @@ static int nap(mk_khttp *h, long long ms)
 
 /* Wait before retrying: the server's Retry-After if it sent one, else the
  * next backoff step. Returns 0 to retry, else MK_KHTTP_FAIL (the deadline
- * comes first; err says why) or MK_KHTTP_STOPPED. */
-static int retry_wait(mk_khttp *h, const mk_kget *req, long long retry_after_ms,
+ * would come first; err says why) or MK_KHTTP_STOPPED. A wait that would
+ * end at the deadline gives up at once: a try in what is left could only
+ * time out, and its "timed out" would hide the reason we waited for. */
+static int retry_wait(mk_khttp *h, long long deadline_ms, long long retry_after_ms,
                       const char *why, char *err, size_t errlen)
 {
     long long d = retry_after_ms > 0 ? retry_after_ms : next_backoff(h);
-    if (req->deadline_ms) {
-        long long left = req->deadline_ms - mk_kmono_ms();
-        if (left <= 0 || (retry_after_ms > 0 && d > left)) {
-            snprintf(err, errlen, "%s (gave up: the deadline came first)", why);
-            return MK_KHTTP_FAIL;
-        }
-        if (d > left)
-            d = left;
+    if (deadline_ms && d >= deadline_ms - mk_kmono_ms()) {
+        snprintf(err, errlen, "%s (gave up: the deadline came first)", why);
+        return MK_KHTTP_FAIL;
     }
     mk_klogf(&h->log, 0, "%s; retrying in %.2f s", why, d / 1000.0);
     atomic_fetch_add(&h->retries, 1);
     return nap(h, d) ? MK_KHTTP_STOPPED : 0;
 }
 
-int mk_khttp_backoff(mk_khttp *h, const char *why)
+int mk_khttp_backoff(mk_khttp *h, long long deadline_ms, const char *why, char *err, size_t errlen)
 {
-    mk_kget forever = { 0 };
-    char err[8];
-    return retry_wait(h, &forever, 0, why, err, sizeof err) ? -1 : 0;
+    return retry_wait(h, deadline_ms, 0, why, err, errlen);
 }
 
 /* Problems no retry can fix: TLS setup and verification, bad URLs. */
@@ -410,12 +412,18 @@ static const char *reason(long code)
     }
 }
 
-/* "GET https://host/api/v1/nodes: 403 Forbidden: <the Status object's message>". */
+/* "GET https://host/api/v1/nodes: 403 Forbidden: <the Status object's message>",
+ * the message scrubbed whole, before formatting could cut a secret short. */
 static void answer_error(mk_khttp *h, const char *url, long code, char *err, size_t errlen)
 {
     json_t *st = h->body ? json_loadb(h->body, h->blen, 0, NULL) : NULL;
     const char *msg = json_string_value(json_object_get(st, "message"));
-    snprintf(err, errlen, "GET %s: %ld %s%s%s", url, code, reason(code), msg ? ": " : "", msg ? msg : "");
+    char *copy = msg ? strdup(msg) : NULL;
+    if (copy)
+        mk_khttp_scrub(h, copy, strlen(copy) + 1);
+    snprintf(err, errlen, "GET %s: %ld %s%s%s", url, code, reason(code), copy ? ": " : "",
+             copy ? copy : "");
+    free(copy);
     json_decref(st);
 }
 
@@ -437,7 +445,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
             rc = MK_KHTTP_STOPPED;
             break;
         }
-        if (mk_kauth_get(h->auth, &cred, err, errlen)) {
+        if (mk_kauth_get(h->auth, req->deadline_ms, &cred, err, errlen)) {
             rc = MK_KHTTP_FAIL;
             break;
         }
@@ -448,9 +456,18 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
             break;
         }
         curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &code);
+        if (h->too_big) {
+            char what[512];
+            mk_khttp_what(req, what, sizeof what);
+            snprintf(err, errlen, "the API server's answer to %s is over %zu MiB (the limit for one answer)",
+                     what, req->max_body >> 20);
+            rc = MK_KHTTP_FAIL;
+            break;
+        }
         if (res != CURLE_OK && !h->sink_ended) {
             /* libcurl's own buffer says more than its error code's text. */
             snprintf(why, sizeof why, "GET %s: %s", url, h->curl_err[0] ? h->curl_err : curl_easy_strerror(res));
+            mk_khttp_scrub(h, why, sizeof why);
             if (code == 200) {
                 snprintf(err, errlen, "%s", why);
                 rc = MK_KHTTP_BROKEN;
@@ -461,7 +478,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
                 rc = MK_KHTTP_FAIL;
                 break;
             }
-            if ((rc = retry_wait(h, req, 0, why, err, errlen)))
+            if ((rc = retry_wait(h, req->deadline_ms, 0, why, err, errlen)))
                 break;
             continue;
         }
@@ -476,7 +493,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
         if (code == 429 || code >= 500) {
             curl_easy_getinfo(h->easy, CURLINFO_RETRY_AFTER, &retry_after);
             answer_error(h, url, code, why, sizeof why);
-            if ((rc = retry_wait(h, req, (long long)retry_after * 1000, why, err, errlen)))
+            if ((rc = retry_wait(h, req->deadline_ms, (long long)retry_after * 1000, why, err, errlen)))
                 break;
             continue;
         }
@@ -496,6 +513,16 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
     }
     free(url);
     return rc;
+}
+
+void mk_khttp_scrub(const mk_khttp *h, char *text, size_t size)
+{
+    mk_kauth_scrub(h->auth, text, size);
+}
+
+void mk_khttp_what(const mk_kget *req, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %.*s", req->watch ? "WATCH" : "LIST", (int)strcspn(req->path, "?"), req->path);
 }
 
 void mk_khttp_stop(mk_khttp *h)

@@ -1,25 +1,21 @@
 /* kube_http.h - GET requests to the API server over libcurl: TLS and
  * credentials from the target, retries with exponential backoff and jitter
  * on connection errors, 5xx and 429 (honouring Retry-After), one credential
- * refresh on 401, and a stop switch that interrupts transfers and waits at
- * once from any thread.
+ * refresh on 401, answers bounded in size, server text scrubbed of secrets,
+ * and a stop switch that interrupts transfers and waits at once from any
+ * thread.
  *
  * One thread at a time makes requests; mk_khttp_stop may come from another. */
 #ifndef MOKKA_KUBE_HTTP_H
 #define MOKKA_KUBE_HTTP_H
 
 #include <stddef.h>
+#include "kube_log.h"
 #include "kubeconfig.h"
 
-/* Where the engine's warnings and (when verbose) progress lines go. `fn` may
- * be called from the watch thread. NULL fn: stderr. */
-typedef struct mk_klog {
-    void (*fn)(void *ctx, int warning, const char *msg);
-    void *ctx;
-    int verbose;
-} mk_klog;
-void mk_klogf(const mk_klog *l, int warning, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* The most a 200 answer's body may hold, decoded (a gzip answer counts as
+ * it inflates): a LIST page of 500 nodes of 130 KB each. */
+#define MK_KHTTP_ANSWER_MAX (64u << 20)
 
 typedef struct mk_khttp mk_khttp;
 
@@ -27,7 +23,10 @@ typedef struct mk_kget {
     const char *path;        /* "/api/v1/nodes?..." */
     int watch;               /* counted as a watch, else as a list */
     long timeout_s;          /* limit for one transfer; 0: none */
-    long long deadline_ms;   /* stop retrying at this mk_kmono_ms(); 0: never */
+    long long deadline_ms;   /* no transfer, retry wait or plugin run goes past this
+                                mk_kmono_ms(); 0: none */
+    size_t max_body;         /* a 200 answer whose decoded body passes this many bytes
+                                is refused (MK_KHTTP_FAIL); 0: no bound (a watch) */
     /* Receives the body of a 200 answer piece by piece; returns 0 to go on,
      * -1 to end the transfer (mk_khttp_get then still returns 0). */
     int (*sink)(void *ctx, const char *data, size_t len);
@@ -52,11 +51,21 @@ void mk_khttp_free(mk_khttp *h);
 /* GET a path. Transient failures are retried until req->deadline_ms; 401 is
  * retried once with fresh credentials. Other answers (200, 410, 403, ...)
  * return 0 with *status set; for those that are not 200, err holds the
- * API server's message. */
+ * API server's message (scrubbed). */
 int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_t errlen);
 
-/* Wait the next backoff delay (after a broken stream); -1 when stopped. */
-int mk_khttp_backoff(mk_khttp *h, const char *why);
+/* Wait the next backoff delay (after a broken stream). Returns 0, or
+ * MK_KHTTP_FAIL when deadline_ms (0: none) would come first (err, which must
+ * not be `why`, says why and that), or MK_KHTTP_STOPPED. */
+int mk_khttp_backoff(mk_khttp *h, long long deadline_ms, const char *why, char *err, size_t errlen);
+
+/* Take every credential value out of text the server wrote before it goes
+ * into a message (mk_kauth_scrub): `text` is NUL-terminated in `size` bytes. */
+void mk_khttp_scrub(const mk_khttp *h, char *text, size_t size);
+
+/* "LIST /api/v1/nodes" or "WATCH /api/v1/nodes": a request in messages,
+ * without its query (selectors, continue tokens). */
+void mk_khttp_what(const mk_kget *req, char *buf, size_t len);
 
 /* Interrupt any transfer or wait, now and for good. Thread-safe. */
 void mk_khttp_stop(mk_khttp *h);

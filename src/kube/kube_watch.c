@@ -4,18 +4,20 @@
  * resourceVersion seen when a stream ends; re-LIST on 410 Gone, whether it
  * comes as the HTTP status or as an ERROR event inside a 200 stream. One
  * thread and one watch serve any number of nodes; what they show goes into
- * a store (kube_store.c) for readers. */
+ * a store (kube_store.c) for readers. Answers are framed into objects as
+ * they arrive (kube_frame.c): a LIST page costs one node's JSON tree at a
+ * time, a watch event is parsed once. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
+#include "kube_frame.h"
 #include "kube_node.h"
 #include "kube_store.h"
 #include "kube_watch.h"
 
-#define STREAM_MAX (256u << 20)  /* one watch event, or one LIST answer */
 #define SHORT_WATCH_MS 1000      /* an empty watch shorter than this backs off */
 
 /* What the watch thread does next. */
@@ -38,69 +40,7 @@ struct mk_kwatch {
     atomic_ulong relists, events, bookmarks;
 };
 
-/* --- the stream's framing ---------------------------------------------------------- */
-
-void mk_kstream_reset(mk_kstream *s)
-{
-    free(s->buf);
-    memset(s, 0, sizeof *s);
-}
-
-static int stream_append(mk_kstream *s, const char *data, size_t len)
-{
-    if (s->len + len + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 16384;
-        while (cap < s->len + len + 1)
-            cap *= 2;
-        char *nb = cap <= STREAM_MAX ? realloc(s->buf, cap) : NULL;
-        if (!nb)
-            return -1;
-        s->buf = nb;
-        s->cap = cap;
-    }
-    memcpy(s->buf + s->len, data, len);
-    s->len += len;
-    return 0;
-}
-
-int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
-                    int (*fn)(void *ctx, json_t *obj), void *ctx, char *err, size_t errlen)
-{
-    if (stream_append(s, data, len)) {
-        snprintf(err, errlen, "a watch event larger than %u MiB", STREAM_MAX >> 20);
-        return -2;
-    }
-    /* Try to parse at each newline: a newline never splits a JSON token, so
-     * the only way text up to one fails to parse, short of being malformed,
-     * is an object that goes on in the next line. */
-    for (;;) {
-        char *nl = memchr(s->buf + s->scanned, '\n', s->len - s->scanned);
-        if (!nl) {
-            s->scanned = s->len;
-            return 0;
-        }
-        size_t upto = (size_t)(nl - s->buf) + 1;
-        json_error_t je;
-        json_t *obj = json_loadb(s->buf, upto, JSON_DISABLE_EOF_CHECK, &je);
-        if (!obj) {
-            if (json_error_code(&je) == json_error_premature_end_of_input) {
-                s->scanned = upto;
-                continue;
-            }
-            snprintf(err, errlen, "malformed watch event (line %d, column %d): %s",
-                     je.line, je.column, je.text);
-            return -2;
-        }
-        size_t used = (size_t)je.position;
-        memmove(s->buf, s->buf + used, s->len - used);
-        s->len -= used;
-        s->scanned = 0;
-        int stop = fn(ctx, obj);
-        json_decref(obj);
-        if (stop)
-            return -1;
-    }
-}
+/* --- resource versions -------------------------------------------------------------- */
 
 static int set_rv(mk_kwatch *w, const json_t *obj)
 {
@@ -134,9 +74,51 @@ static void list_acc_reset(list_acc *a)
     memset(a, 0, sizeof *a);
 }
 
-static int collect(void *ctx, const char *data, size_t len)
+/* One page as its bytes arrive. */
+typedef struct {
+    list_acc *acc;
+    size_t limit;                /* the limit= asked for; 0: none */
+    mk_klist frame;
+    int failed;                  /* a bad item or framing: err says why */
+    char err[1024];
+} page_in;
+
+static int on_item(void *ctx, size_t index, json_t *item)
 {
-    return stream_append(ctx, data, len);
+    page_in *p = ctx;
+    list_acc *a = p->acc;
+    char why[512];
+    /* More would be a server ignoring limit=, its answer as big as the
+     * cluster: the nodes' views would grow with it. */
+    if (p->limit && index >= p->limit) {
+        snprintf(p->err, sizeof p->err, "has more than the %zu items limit= asked for", p->limit);
+        return -1;
+    }
+    if (a->nodes.n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : LIST_PAGE;
+        mk_nv_node *grown = realloc(a->nodes.node, cap * sizeof *grown);
+        if (!grown) {
+            snprintf(p->err, sizeof p->err, "could not be held: out of memory");
+            return -1;
+        }
+        a->nodes.node = grown;
+        a->cap = cap;
+    }
+    if (mk_knode_from_json(item, &a->nodes.node[a->nodes.n], why, sizeof why)) {
+        snprintf(p->err, sizeof p->err, "has items[%zu] that is not a Node: %s", index, why);
+        return -1;
+    }
+    a->nodes.n++;
+    return 0;
+}
+
+static int on_page_data(void *ctx, const char *data, size_t len)
+{
+    page_in *p = ctx;
+    if (mk_klist_feed(&p->frame, data, len, on_item, p, p->err, sizeof p->err) == 0)
+        return 0;
+    p->failed = 1;
+    return -1;
 }
 
 /* The path of the next page: the first when there is no continue token yet. */
@@ -151,48 +133,31 @@ static char *page_path(const mk_kwatch *w, const char *cont)
     return path;
 }
 
-/* Adds a page's nodes; keeps its resourceVersion and continue token. */
-static int parse_page(mk_kwatch *w, const char *path, const char *body, size_t len, list_acc *a,
-                      char *err, size_t errlen)
+/* A page's nodes are in; keep its resourceVersion and continue token from
+ * the rest of it. Errors name the answer: "the API server's answer to LIST
+ * /api/v1/nodes has items[3] over 4 MiB (...)". */
+static int end_page(mk_kwatch *w, const mk_kget *req, page_in *p, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *list = json_loadb(body, len, 0, &je);
-    json_t *items = json_object_get(list, "items"), *it;
-    size_t i, need = a->nodes.n + json_array_size(items);
-
-    if (!json_is_array(items)) {
-        snprintf(err, errlen, "GET %s: the answer is not a NodeList%s%s", path,
-                 list ? "" : ": ", list ? "" : je.text);
-        json_decref(list);
+    char what[512];
+    json_t *list = p->failed ? NULL : mk_klist_end(&p->frame, p->err, sizeof p->err);
+    list_acc *a = p->acc;
+    if (!list) {
+        mk_khttp_what(req, what, sizeof what);
+        mk_khttp_scrub(w->http, p->err, sizeof p->err);
+        snprintf(err, errlen, "the API server's answer to %s %s", what, p->err);
         return -1;
-    }
-    if (need > a->cap) {
-        size_t cap = need > 2 * a->cap ? need : 2 * a->cap;
-        mk_nv_node *grown = realloc(a->nodes.node, cap * sizeof *grown);
-        if (!grown)
-            goto oom;
-        a->nodes.node = grown;
-        a->cap = cap;
-    }
-    json_array_foreach(items, i, it) {
-        if (mk_knode_from_json(it, &a->nodes.node[a->nodes.n], err, errlen)) {
-            json_decref(list);
-            return -1;
-        }
-        a->nodes.n++;
     }
     const char *cont = json_string_value(json_object_get(json_object_get(list, "metadata"), "continue"));
     free(a->cont);
     a->cont = cont && *cont ? strdup(cont) : NULL;
-    if ((cont && *cont && !a->cont) || set_rv(w, list))
-        goto oom;
+    int oom = (cont && *cont && !a->cont) || set_rv(w, list);
+    json_decref(list);
+    if (oom) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     a->pages++;
-    json_decref(list);
     return 0;
-oom:
-    snprintf(err, errlen, "out of memory");
-    json_decref(list);
-    return -1;
 }
 
 /* One LIST, LIST_PAGE nodes a page, all from the snapshot the first page
@@ -211,9 +176,9 @@ static int list_once(mk_kwatch *w, long long deadline_ms, char *err, size_t errl
             rc = MK_KHTTP_FAIL;
             break;
         }
-        mk_kstream body = { 0 };   /* the framing buffer, here for a whole answer */
+        page_in page = { .acc = &a, .limit = paged ? LIST_PAGE : 0 };
         mk_kget req = { .path = path, .timeout_s = 120, .deadline_ms = deadline_ms,
-                        .sink = collect, .ctx = &body };
+                        .max_body = MK_KHTTP_ANSWER_MAX, .sink = on_page_data, .ctx = &page };
         long status = 0;
         rc = mk_khttp_get(w->http, &req, &status, err, errlen);
         if (rc == 0 && status == 410 && a.cont) {
@@ -222,12 +187,11 @@ static int list_once(mk_kwatch *w, long long deadline_ms, char *err, size_t errl
             list_acc_reset(&a);
             paged = 0;
         } else if (rc == 0 && status == 200) {
-            rc = parse_page(w, path, body.buf ? body.buf : "", body.len, &a, err, errlen)
-                     ? MK_KHTTP_FAIL : 0;
+            rc = end_page(w, &req, &page, err, errlen) ? MK_KHTTP_FAIL : 0;
         } else if (rc == 0) {
             rc = MK_KHTTP_FAIL;       /* 403, 404, 401 after a refresh: err says which */
         }
-        mk_kstream_reset(&body);
+        mk_klist_reset(&page.frame);
         free(path);
     } while (rc == 0 && (a.cont || !a.pages));
     if (rc == 0) {
@@ -242,18 +206,18 @@ static int list_once(mk_kwatch *w, long long deadline_ms, char *err, size_t errl
     return rc;
 }
 
-/* LIST the nodes; a broken answer is retried after a backoff step. Returns
- * 0, MK_KHTTP_FAIL (err) or MK_KHTTP_STOPPED. */
+/* LIST the nodes; a broken answer is retried after a backoff step, within
+ * the deadline (0: none). Returns 0, MK_KHTTP_FAIL (err) or MK_KHTTP_STOPPED. */
 static int list_nodes(mk_kwatch *w, long long deadline_ms, char *err, size_t errlen)
 {
     for (;;) {
+        char why[1024];
         int rc = list_once(w, deadline_ms, err, errlen);
         if (rc != MK_KHTTP_BROKEN)
             return rc;
-        if (deadline_ms && mk_kmono_ms() >= deadline_ms)
-            return MK_KHTTP_FAIL;
-        if (mk_khttp_backoff(w->http, err))
-            return MK_KHTTP_STOPPED;
+        snprintf(why, sizeof why, "%s", err);
+        if ((rc = mk_khttp_backoff(w->http, deadline_ms, why, err, errlen)))
+            return rc;
     }
 }
 
@@ -315,6 +279,9 @@ static int on_watch_data(void *ctx, const char *data, size_t len)
     int rc = mk_kstream_feed(&w->stream, data, len, on_event, w, w->stream_err, sizeof w->stream_err);
     if (rc == -2)
         w->next = BACKOFF_RELIST;
+    /* The reason quotes the server (a Status message, jansson's "near"). */
+    if (rc)
+        mk_khttp_scrub(w->http, w->stream_err, sizeof w->stream_err);
     return rc ? -1 : 0;
 }
 
@@ -339,15 +306,13 @@ static int watch_nodes(mk_kwatch *w, char *err, size_t errlen)
     w->stream_err[0] = '\0';
     w->stream_events = 0;
     int rc = mk_khttp_get(w->http, &req, &status, err, errlen);
-    if (rc == 0 && w->next == WATCH) {
-        /* The stream ended: a last object without its newline still counts. */
-        mk_kstream_feed(&w->stream, "\n", 1, on_event, w, w->stream_err, sizeof w->stream_err);
-    }
     mk_kstream_reset(&w->stream);
     free(path);
 
     if (rc == MK_KHTTP_BROKEN) {
-        rc = mk_khttp_backoff(w->http, err) ? MK_KHTTP_STOPPED : 0;
+        char why[1024];
+        snprintf(why, sizeof why, "%s", err);
+        rc = mk_khttp_backoff(w->http, 0, why, err, errlen);
     } else if (rc == 0 && status == 410) {
         mk_klogf(&w->log, 0, "watch: 410 Gone (resourceVersion %s is too old); re-listing", w->rv);
         w->next = RELIST;
@@ -355,11 +320,11 @@ static int watch_nodes(mk_kwatch *w, char *err, size_t errlen)
         rc = MK_KHTTP_FAIL;
     } else if (rc == 0 && w->next != WATCH) {
         mk_klogf(&w->log, 0, "watch ended: %s; re-listing", w->stream_err);
-        if (w->next == BACKOFF_RELIST && mk_khttp_backoff(w->http, w->stream_err))
-            rc = MK_KHTTP_STOPPED;
+        if (w->next == BACKOFF_RELIST)
+            rc = mk_khttp_backoff(w->http, 0, w->stream_err, err, errlen);
     } else if (rc == 0 && !w->stream_events && mk_kmono_ms() - started < SHORT_WATCH_MS) {
         /* A server that ends streams at once must not make us spin. */
-        rc = mk_khttp_backoff(w->http, "watch ended at once without events") ? MK_KHTTP_STOPPED : 0;
+        rc = mk_khttp_backoff(w->http, 0, "watch ended at once without events", err, errlen);
     }
     return rc;
 }

@@ -6,7 +6,6 @@
 #ifndef MOKKA_KUBE_WATCH_H
 #define MOKKA_KUBE_WATCH_H
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "kube_http.h"
@@ -33,22 +32,5 @@ mk_kwatch *mk_kwatch_start(mk_khttp *h, mk_kstore *store, const mk_klog *log,
 void mk_kwatch_counts_get(mk_kwatch *w, mk_kwatch_counts *out);
 /* Stop the thread (interrupting any request) and free the watch. */
 void mk_kwatch_free(mk_kwatch *w);
-
-/* --- exposed for tests: the watch stream's framing ------------------------------ */
-
-/* Splits a watch body into JSON objects as bytes arrive, whatever the chunk
- * boundaries: objects end at a newline (as the API server writes them) or
- * may span lines. */
-typedef struct mk_kstream {
-    char *buf;
-    size_t len, cap;
-    size_t scanned;      /* bytes already searched for a newline */
-} mk_kstream;
-
-/* Calls fn for each complete object (fn returns 0 to go on, -1 to stop).
- * Returns 0, -1 when fn stopped, -2 on a malformed stream (err set). */
-int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
-                    int (*fn)(void *ctx, json_t *obj), void *ctx, char *err, size_t errlen);
-void mk_kstream_reset(mk_kstream *s);
 
 #endif

@@ -207,6 +207,24 @@ class ClusterRunTest(AssertTest):
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("/var/lib/kubelet/device-plugins does not exist", r.stderr)
 
+    def test_run_timeout_holds_against_a_silent_server(self):
+        if not os.access(PLUGIN, os.X_OK):
+            self.skipTest(f"{PLUGIN} not built")
+        silent = kubetest.fa.SilentServer()
+        out = os.path.join(self.dir, "r.xml")
+        try:
+            t0 = time.monotonic()
+            r = self.run_in_namespace("run", "--kubeconfig", self.kubeconfig(server=silent.url),
+                                      "--node", "gpu-1", "--plugin", PLUGIN, "--timeout", "1s",
+                                      "--junit", out)
+            elapsed = time.monotonic() - t0
+        finally:
+            silent.stop()
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("gave up: the deadline came first", r.stderr)
+        self.assertTrue(self.junit(out).getElementsByTagName("error"))
+        self.assertLess(elapsed, 5 * kubetest.SLOW)       # it took 10 s
+
     # The AssertTest cases are not repeated here.
     test_passes_on_a_gpu_node = test_failure_exits_1_with_the_values_seen = None
     test_one_result_per_node_with_a_selector = test_within_sees_a_later_change = None

@@ -19,6 +19,11 @@ Tests drive it in-process:
     srv.counts["list"], srv.counts["watch"]
     srv.stop()
 
+Hostile answers, for the client's bounds and secrecy (see _Handler's
+_hostile_* methods): srv.misbehave("list", "huge_list", size=2 << 30),
+srv.misbehave("watch", "endless_event"), srv.misbehave("any", "echo_401").
+SilentServer() accepts connections and never answers.
+
 Run alone (python3 fake_apiserver.py --dir D --nodes 3), it writes
 D/kubeconfig and takes the same calls as POST /_mokka/<method> with a JSON
 object of arguments, e.g. curl --cacert D/ca.crt -d '{"name": "node-0000",
@@ -36,6 +41,7 @@ import subprocess
 import threading
 import time
 import urllib.parse
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GPU = "nvidia.com/gpu"
@@ -187,7 +193,7 @@ class FakeAPIServer:
 
     CONTROL = {"add_node", "delete_node", "set_allocatable", "set_capacity", "set_label",
                "set_condition", "add_taint", "set_all_allocatable", "end_watches", "gone_event",
-               "bookmark", "fail_next", "compact", "set_tokens", "stats"}
+               "bookmark", "fail_next", "compact", "set_tokens", "stats", "misbehave"}
 
     def __init__(self, certs, tokens=(), basic=(), client_certs=True, require_client_cert=False):
         self.certs = certs
@@ -203,6 +209,7 @@ class FakeAPIServer:
         self.list_snapshots = {}            # continue token -> (rv, items left)
         self.list_serial = 0                # makes every continue token unique
         self.faults = collections.deque()   # (kind, code, headers, body)
+        self.hostile = collections.deque()  # (kind, how, args, times left)
         self.end_epoch = 0                  # end_watches() bumps it
         self.gone_epoch = 0                 # gone_event() bumps it
         self.bookmark_epoch = 0
@@ -295,6 +302,14 @@ class FakeAPIServer:
             for _ in range(times):
                 self.faults.append((kind, code, headers))
 
+    def misbehave(self, kind, how, times=1, **args):
+        """The next `times` requests of `kind` ("list", "watch" or "any";
+        times=0: all of them) get the hostile answer _Handler._hostile_<how>(**args)."""
+        if not hasattr(_Handler, "_hostile_" + how):
+            raise ValueError("no hostile answer " + how)
+        with self.cond:
+            self.hostile.append([kind, how, args, times])
+
     def end_watches(self):
         """End every open watch stream, as the API server does at timeoutSeconds."""
         with self.cond:
@@ -349,6 +364,16 @@ class FakeAPIServer:
             if f[0] in kinds + ("any",):
                 self.faults.remove(f)
                 return f
+        return None
+
+    def _take_hostile(self, kind):
+        for h in self.hostile:
+            if h[0] in (kind, "any"):
+                if h[3] == 1:
+                    self.hostile.remove(h)
+                elif h[3] > 1:
+                    h[3] -= 1
+                return h[1], h[2]
         return None
 
     def _record(self, kind, status, auth, path):
@@ -436,6 +461,16 @@ class _Handler(BaseHTTPRequestHandler):
         kind = "watch" if q.get("watch") in ("true", "1") else "list"
         fake = self.fake
         auth = self._auth()
+        with fake.cond:
+            hostile = fake._take_hostile(kind)
+            if hostile:
+                fake._record(kind, "hostile", auth, self.path)
+        if hostile:
+            try:
+                return getattr(self, "_hostile_" + hostile[0])(**hostile[1])
+            except OSError:         # the client hung up, as it should
+                self.close_connection = True
+                return
         with fake.cond:
             kinds = (kind, "continue") if kind == "list" and "continue" in q else (kind,)
             fault = fake._take_fault(kinds) if auth else None
@@ -554,6 +589,75 @@ class _Handler(BaseHTTPRequestHandler):
             if done:
                 return
 
+    # --- hostile answers (FakeAPIServer.misbehave) ---------------------------
+
+    def _chunked_head(self, headers=()):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+
+    def _raw_chunk(self, data):
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _hostile_huge_list(self, size, gzip=False, pad=0):
+        """A valid NodeList of `size` bytes (before compression) streamed as
+        it is made: many copies of one node, with an annotation of `pad`
+        bytes; with gzip, a compression bomb (Content-Encoding: gzip)."""
+        head = b'{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":['
+        node = make_node("bulk")
+        node["metadata"]["annotations"]["pad"] = "x" * pad
+        node = json.dumps(node).encode()
+        block = b",".join([node] * max(1, (256 << 10) // len(node)))
+        z = zlib.compressobj(9, zlib.DEFLATED, 31) if gzip else None
+        put = (lambda d: self._raw_chunk(z.compress(d))) if gzip else self._raw_chunk
+        self._chunked_head([("Content-Encoding", "gzip")] if gzip else [])
+        put(head + block)
+        sent = len(head) + len(block)
+        while sent + len(block) + 2 < size:
+            put(b"," + block)
+            sent += len(block) + 1
+        put(b"]}")
+        if gzip:
+            self._raw_chunk(z.flush())
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _hostile_multiline_event(self, lines, allocatable=None):
+        """One valid MODIFIED event for gpu-1 (with that allocatable GPU
+        count) spread over `lines` lines, its pad array holding a number a
+        line; then the stream stays open."""
+        with self.fake.cond:
+            node = copy.deepcopy(self.fake.nodes.get("gpu-1") or make_node("gpu-1"))
+            node["metadata"]["resourceVersion"] = str(self.fake.rv)
+        if allocatable is not None:
+            node["status"]["allocatable"][GPU] = str(allocatable)
+        head = json.dumps({"type": "MODIFIED", "object": node})[:-2].encode()
+        body = head + b',"pad":[\n' + b"10,\n" * (lines - 1) + b"10\n]}}\n"
+        self._chunked_head()
+        for i in range(0, len(body), 16384):
+            self._raw_chunk(body[i:i + 16384])
+        self.wfile.flush()
+        while not self.fake.stopping:
+            time.sleep(0.05)
+
+    def _hostile_endless_event(self):
+        """A watch event that never ends: lines of its pad array (a string
+        each), as fast as the client reads, until it hangs up."""
+        self._chunked_head()
+        self._raw_chunk(b'{"type":"MODIFIED","object":{"metadata":{"name":"gpu-1"},"pad":[\n')
+        lines = (b'"' + b"x" * 60 + b'",\n') * 1024
+        while not self.fake.stopping:
+            self._raw_chunk(lines)
+
+    def _hostile_echo_401(self):
+        """401 with a Status message that quotes the request's Authorization
+        header, as some proxies and webhooks do."""
+        self._send_json(401, status_object(401, "Unauthorized", "Unauthorized: the request carried "
+                                           "Authorization: " + self.headers.get("Authorization", "")))
+
     def do_POST(self):
         """The control channel when run alone: POST /_mokka/<method> {args}."""
         method = self.path.rsplit("/", 1)[-1]
@@ -566,6 +670,32 @@ class _Handler(BaseHTTPRequestHandler):
         except (KeyError, TypeError, ValueError) as e:
             return self._send_json(400, {"error": str(e)})
         self._send_json(200, {"result": result})
+
+
+class SilentServer:
+    """A TCP listener on loopback that accepts connections and never says a
+    word: a hung API server, or a load balancer with nothing behind it."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"https://127.0.0.1:{self.port}"
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                self.conns.append(self.sock.accept()[0])
+            except OSError:
+                return
+
+    def stop(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
 
 
 def main():

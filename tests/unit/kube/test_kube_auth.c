@@ -1,6 +1,8 @@
 /* test_kube_auth.c - credentials (kube_auth.c): ExecCredential parsing,
- * running exec plugins (environment, caching, expiry, 401), token files,
- * and that secrets never show in errors or descriptions. */
+ * running exec plugins (environment, caching, expiry, 401, the caller's
+ * deadline, their stderr relayed), token files, that secrets never show in
+ * errors or descriptions, and that mk_kauth_scrub takes every credential
+ * value out of others' text. */
 #define _XOPEN_SOURCE 700
 #include <check.h>
 #include <stdio.h>
@@ -98,6 +100,8 @@ static const struct {
       "exec plugin 'get-token' printed something that is not JSON" },
     { "{\"apiVersion\":\"" V1 "\",\"kind\":\"Secret\",\"status\":{\"token\":\"sekrit-value\"}}",
       "exec plugin 'get-token' returned kind 'Secret', not ExecCredential" },
+    { "{\"apiVersion\":\"" V1 "\",\"kind\":\"sekrit-value\",\"status\":{\"token\":\"sekrit-value\"}}",
+      "exec plugin 'get-token' returned kind '(redacted)', not ExecCredential" },
     { "{\"apiVersion\":\"" V1B1 "\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"sekrit-value\"}}",
       "exec plugin 'get-token' returned apiVersion '" V1B1 "', but the kubeconfig asks for '" V1 "'" },
     { "{\"apiVersion\":\"" V1 "\",\"kind\":\"ExecCredential\"}", "exec plugin 'get-token' returned no status" },
@@ -200,19 +204,19 @@ START_TEST(plugin_runs_with_args_and_env_and_is_cached)
     mk_kcred c;
     write_plugin(V1, "");
     plugin_setup(&p, V1);
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
 
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "tok-1");
     ck_assert_str_eq(slurp("args"), "--cluster|ci one|eu-west\n");
     ck_assert_str_eq(slurp("info"), "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
                                     "\"spec\":{\"interactive\":false}}\n");
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);    /* cached: no expiry */
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);    /* cached: no expiry */
     ck_assert_str_eq(c.token, "tok-1");
     ck_assert_str_eq(slurp("count"), "1\n");
 
     ck_assert_int_eq(mk_kauth_rejected(a), 1);                    /* a 401: run again */
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "tok-2");
     ck_assert_uint_eq(mk_kauth_loads(a), 2);
     mk_kauth_free(a);
@@ -225,9 +229,9 @@ START_TEST(plugin_reruns_when_expired)
     mk_kcred c;
     write_plugin(V1B1, ",\"expirationTimestamp\":\"2000-01-01T00:00:00Z\"");
     plugin_setup(&p, V1B1);
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "tok-2");
     mk_kauth_free(a);
 }
@@ -243,8 +247,8 @@ START_TEST(plugin_gets_cluster_info_when_asked)
     p.x.provide_cluster_info = 1;
     p.t.ca_data = (mk_kblob){ ca, 3 };
     p.t.tls_server_name = "kubernetes.default.svc";
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     const char *info = slurp("info");
     ck_assert_ptr_nonnull(strstr(info, "\"cluster\":{"));
     ck_assert_ptr_nonnull(strstr(info, "\"server\":\"https://10.0.0.1:6443\""));
@@ -261,8 +265,8 @@ START_TEST(plugin_certificate_is_used)
     mk_kcred c;
     write_plugin(V1, ",\"clientCertificateData\":\"PLUGIN CERT\",\"clientKeyData\":\"PLUGIN KEY\"");
     plugin_setup(&p, V1);
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_ptr_nonnull(c.cert);
     ck_assert_int_eq(memcmp(c.cert->data, "PLUGIN CERT", 11), 0);
     ck_assert_int_eq(memcmp(c.key->data, "PLUGIN KEY", 10), 0);
@@ -270,17 +274,71 @@ START_TEST(plugin_certificate_is_used)
 }
 END_TEST
 
+/* The warnings a plugin's stderr became, one line each. */
+static char logged[4096];
+static void log_line(void *ctx, int warning, const char *msg)
+{
+    size_t n = strlen(logged);
+    snprintf(logged + n, sizeof logged - n, "%s%s\n", warning ? "warning: " : "", msg);
+}
+static const mk_klog test_log = { .fn = log_line };
+
 START_TEST(plugin_failure_says_how)
 {
     plugin_target p;
     mk_kcred c;
+    char want[1024];
     put("plugin", "#!/bin/sh\necho 'plugin: cannot reach the identity provider' >&2\nexit 3\n", 0755);
     plugin_setup(&p, V1);
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
-    char want[1024];
+    logged[0] = '\0';
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, &test_log);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     snprintf(want, sizeof want, "exec plugin '%s' (user 'ci') exited with status 3", path_of("plugin"));
     ck_assert_str_eq(err, want);
+    snprintf(want, sizeof want, "warning: exec plugin '%s': plugin: cannot reach the identity provider\n",
+             path_of("plugin"));
+    ck_assert_str_eq(logged, want);
+    mk_kauth_free(a);
+}
+END_TEST
+
+/* What a plugin prints on stderr is relayed once it ended, with the token
+ * it returned scrubbed; more than 16 KiB of it cannot block it. */
+START_TEST(plugin_stderr_is_relayed_scrubbed)
+{
+    plugin_target p;
+    mk_kcred c;
+    char want[1024];
+    put("plugin", "#!/bin/sh\n"
+        "echo 'minted plugin-sekrit-77 for you' >&2\n"
+        "head -c 200000 /dev/zero | tr '\\0' x >&2\n"
+        "echo '{\"apiVersion\":\"" V1 "\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"plugin-sekrit-77\"}}'\n",
+        0755);
+    plugin_setup(&p, V1);
+    logged[0] = '\0';
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, &test_log);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
+    ck_assert_str_eq(c.token, "plugin-sekrit-77");
+    snprintf(want, sizeof want, "warning: exec plugin '%s': minted (redacted) for you\n", path_of("plugin"));
+    ck_assert_msg(strncmp(logged, want, strlen(want)) == 0, "logged: %.200s", logged);
+    ck_assert_ptr_null(strstr(logged, "sekrit"));
+    mk_kauth_free(a);
+}
+END_TEST
+
+/* A plugin still running at the caller's deadline is killed then, not
+ * after its own minute. */
+START_TEST(plugin_is_killed_at_the_deadline)
+{
+    plugin_target p;
+    mk_kcred c;
+    put("plugin", "#!/bin/sh\nexec sleep 30\n", 0755);
+    plugin_setup(&p, V1);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
+    double t0 = mk_test_now_ms();
+    ck_assert_int_eq(mk_kauth_get(a, (long long)t0 + 300, &c, err, sizeof err), -1);
+    ck_assert_double_lt(mk_test_now_ms() - t0, 10000);
+    ck_assert_ptr_nonnull(strstr(err, "did not finish within 0.3 s, the time left before the deadline"));
     mk_kauth_free(a);
 }
 END_TEST
@@ -292,8 +350,8 @@ START_TEST(plugin_missing_shows_install_hint)
     plugin_setup(&p, V1);
     p.x.command = "mokka-no-such-plugin";
     p.x.install_hint = "Install it with: apt install mokka-plugin";
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     ck_assert_str_eq(err, "exec plugin 'mokka-no-such-plugin' (user 'ci') could not be run: No such file "
                           "or directory. Install it with: apt install mokka-plugin");
     mk_kauth_free(a);
@@ -306,8 +364,8 @@ START_TEST(plugin_output_is_never_quoted)
     mk_kcred c;
     put("plugin", "#!/bin/sh\necho 'token=hunter2-sekrit'\n", 0755);
     plugin_setup(&p, V1);
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "not JSON"));
     ck_assert_ptr_null(strstr(err, "hunter2"));
     mk_kauth_free(a);
@@ -320,10 +378,10 @@ START_TEST(plugin_is_killed_on_stop)
     mk_kcred c;
     put("plugin", "#!/bin/sh\nexec sleep 30\n", 0755);
     plugin_setup(&p, V1);
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
     atomic_store(&stop, 1);
     time_t t0 = time(NULL);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     ck_assert_int_le(time(NULL) - t0, 2);
     ck_assert_ptr_nonnull(strstr(err, "stopped while exec plugin"));
     mk_kauth_free(a);
@@ -337,20 +395,20 @@ START_TEST(token_file_is_trimmed_and_reread_on_401)
     mk_ktarget t = { .token_file = (char *)path_of("token"), .source = "test" };
     mk_kcred c;
     put("token", "  first-token\n", 0600);
-    mk_kauth *a = mk_kauth_new(&t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    mk_kauth *a = mk_kauth_new(&t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "first-token");
 
     put("token", "second-token\n", 0600);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "first-token");       /* at most once a minute... */
     ck_assert_int_eq(mk_kauth_rejected(a), 1);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "second-token");      /* ...and on a 401 */
 
     unlink(path_of("token"));
     ck_assert_int_eq(mk_kauth_rejected(a), 1);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     char want[600];
     snprintf(want, sizeof want, "token file %s: No such file or directory", path_of("token"));
     ck_assert_str_eq(err, want);
@@ -363,8 +421,8 @@ START_TEST(token_file_empty)
     mk_ktarget t = { .token_file = (char *)path_of("token"), .source = "test" };
     mk_kcred c;
     put("token", " \n", 0600);
-    mk_kauth *a = mk_kauth_new(&t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), -1);
+    mk_kauth *a = mk_kauth_new(&t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "is empty"));
     mk_kauth_free(a);
 }
@@ -375,8 +433,8 @@ START_TEST(fixed_credentials)
     unsigned char cert[] = "C", key[] = "K";
     mk_ktarget t = { .token = "fixed-secret", .cert_data = { cert, 1 }, .key_data = { key, 1 } };
     mk_kcred c;
-    mk_kauth *a = mk_kauth_new(&t, &stop);
-    ck_assert_int_eq(mk_kauth_get(a, &c, err, sizeof err), 0);
+    mk_kauth *a = mk_kauth_new(&t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
     ck_assert_str_eq(c.token, "fixed-secret");
     ck_assert_ptr_eq(c.cert, &t.cert_data);
     ck_assert_ptr_eq(c.key, &t.key_data);
@@ -401,10 +459,55 @@ static const struct {
 START_TEST(describe_redacts)
 {
     char buf[512];
-    mk_kauth *a = mk_kauth_new(&described[_i].t, &stop);
+    mk_kauth *a = mk_kauth_new(&described[_i].t, &stop, NULL);
     mk_kauth_describe(a, buf, sizeof buf);
     ck_assert_str_eq(buf, described[_i].want);
     ck_assert_ptr_null(strstr(buf, "sekrit"));
+    mk_kauth_free(a);
+}
+END_TEST
+
+/* --- scrubbing -------------------------------------------------------------------- */
+
+static const char key_pem[] =
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgsekritKeyLineOne0\n"
+    "hRANCAAQsekritKeyLineTwo00000000000000000000000000000000000000000\n"
+    "-----END PRIVATE KEY-----\n";
+
+START_TEST(scrub_fixed_credentials)
+{
+    mk_ktarget t = { .token = "sekrit-token", .username = "ann", .password = "pa55-sekrit",
+                     .key_data = { (unsigned char *)key_pem, sizeof key_pem - 1 } };
+    mk_kauth *a = mk_kauth_new(&t, &stop, NULL);
+    char text[1024];
+    /* base64("ann:pa55-sekrit") is what an Authorization: Basic header shows. */
+    snprintf(text, sizeof text, "Bearer sekrit-token; Basic YW5uOnBhNTUtc2Vrcml0; pass pa55-sekrit; "
+             "key line hRANCAAQsekritKeyLineTwo00000000000000000000000000000000000000000; "
+             "cut off: Bearer sekrit-to");
+    mk_kauth_scrub(a, text, sizeof text);
+    ck_assert_str_eq(text, "Bearer (redacted); Basic (redacted); pass (redacted); key line (redacted); "
+                           "cut off: Bearer (redacted)");
+    mk_kauth_free(a);
+}
+END_TEST
+
+/* A message about a request made before the token file rotated may still
+ * quote the old token. */
+START_TEST(scrub_rotated_tokens)
+{
+    mk_ktarget t = { .token_file = (char *)path_of("token"), .source = "test" };
+    mk_kcred c;
+    char text[256];
+    put("token", "first-sekrit\n", 0600);
+    mk_kauth *a = mk_kauth_new(&t, &stop, NULL);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
+    put("token", "second-sekrit\n", 0600);
+    ck_assert_int_eq(mk_kauth_rejected(a), 1);
+    ck_assert_int_eq(mk_kauth_get(a, 0, &c, err, sizeof err), 0);
+    snprintf(text, sizeof text, "old first-sekrit, new second-sekrit");
+    mk_kauth_scrub(a, text, sizeof text);
+    ck_assert_str_eq(text, "old (redacted), new (redacted)");
     mk_kauth_free(a);
 }
 END_TEST
@@ -414,7 +517,7 @@ START_TEST(describe_exec)
     plugin_target p;
     char buf[512];
     plugin_setup(&p, V1);
-    mk_kauth *a = mk_kauth_new(&p.t, &stop);
+    mk_kauth *a = mk_kauth_new(&p.t, &stop, NULL);
     mk_kauth_describe(a, buf, sizeof buf);
     char want[600];
     snprintf(want, sizeof want, "exec plugin %s", path_of("plugin"));
@@ -443,6 +546,10 @@ int main(void)
     tcase_add_test(run, plugin_missing_shows_install_hint);
     tcase_add_test(run, plugin_output_is_never_quoted);
     tcase_add_test(run, plugin_is_killed_on_stop);
+    tcase_add_test(run, plugin_stderr_is_relayed_scrubbed);
+    tcase_add_test(run, plugin_is_killed_at_the_deadline);
+    tcase_add_test(run, scrub_fixed_credentials);
+    tcase_add_test(run, scrub_rotated_tokens);
     tcase_add_test(run, token_file_is_trimmed_and_reread_on_401);
     tcase_add_test(run, token_file_empty);
     tcase_add_test(run, fixed_credentials);
