@@ -175,8 +175,22 @@ def units():
                 yield s.encode()
 
 
+# --- textclean: what plugins log and nodes say ------------------------------------
+# The first byte is the length a line is cut at (0: no limit).
+
+def textclean():
+    texts = [b"I1201 10:00:00.000000 1 main.go:42] Starting FS watcher.\r\n",
+             b"\x1b[1;31mERROR\x1b[0m: device GPU-0 unhealthy (XID 79)\n",
+             b"\x1b]0;title\x07OSC \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ done",
+             b"tabs\tand  spaces \x00 \x7f \xc2\x9b31m C1 \xef\xbf\xbe end",
+             "caf\u00e9 \u4e2d\u6587 \U0001f600".encode() + b" \xc3 \xe0\x80\x80 \xed\xa0\x80 \xf4\x90\x80\x80"]
+    for i, t in enumerate(texts):
+        yield bytes([(0, 8, 16, 40, 3)[i]]) + t
+
+
 TARGETS = {"config": config, "suite": suite, "kubeconfig": kubeconfig,
-           "kube_watch": kube_watch, "plugin_messages": plugin_messages, "units": units}
+           "kube_watch": kube_watch, "plugin_messages": plugin_messages, "units": units,
+           "textclean": textclean}
 
 
 def write(target, outdir):
