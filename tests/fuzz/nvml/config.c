@@ -9,6 +9,8 @@
  * library as well as the loader, with no second copy of the core and no
  * sanitizer runtime to preload. The live state stays in private memory
  * (no MOKKA_STATE_DIR), so inputs do not share a state file.
+ * -close_fd_mask=2: the library's stderr line for each config it refuses
+ * would fill the log; libFuzzer's and the sanitizers' reports still show.
  *
  * fuzz-flags: -max_len=16384 -close_fd_mask=2 */
 #include <stdint.h>
