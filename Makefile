@@ -4,6 +4,8 @@
 #   make                 library + CLI
 #   make test            install missing dependencies, build, run every test
 #   make asan | tsan     the suite under ASan+UBSan / the concurrency tests under TSan
+#   make fuzz            every fuzz target for FUZZ_SECONDS (60) each, built by clang
+#                        in build-fuzz/ (FUZZ_TARGETS="units suite": only those)
 #   make bench           speed and memory numbers
 #   make demo            mokka run on the built-in defaults
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -20,6 +22,8 @@
 #   tests/standins/NAME.c or tests/standins/NAME/*.c  one stand-in program each
 #                         (device plugin, kube-watch)
 #   tests/bench/*.c       one benchmark program each
+#   tests/fuzz/FOLDER/NAME.c  one libFuzzer target each (FOLDER as in tests/unit/),
+#                         also linked with tests/fuzz/replay.c as a test binary
 
 MOKKA_VERSION := 0.1.0
 O       ?= .
@@ -50,6 +54,11 @@ endif
 ifeq ($(SAN),tsan)
 SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 endif
+# Objects for libFuzzer (clang): coverage and comparisons traced, ASan+UBSan.
+ifeq ($(SAN),fuzz)
+SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+             -fno-omit-frame-pointer
+endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 LDFLAGS ?=
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
@@ -67,12 +76,15 @@ TSUPPORT_SRC := $(sort $(wildcard tests/unit/support/*.c))
 STANDIN_NAMES := $(sort $(basename $(notdir $(wildcard tests/standins/*.c))) \
                         $(notdir $(patsubst %/,%,$(dir $(wildcard tests/standins/*/*.c)))))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/*/*.c))
+FUZZ_NAMES := $(basename $(notdir $(FUZZ_SRC)))
 PROFILES := $(sort $(wildcard fixtures/profiles/*.yaml))
 SUITES   := $(sort $(wildcard fixtures/suites/*.yaml))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 # The object of unit test NAME, wherever under tests/unit/ it lives.
 unit_obj = $(call obj,$(filter %/$(1).c,$(UNIT_SRC)))
+fuzz_obj = $(call obj,$(filter %/$(1).c,$(FUZZ_SRC)))
 PROTO_C  := $(patsubst src/deviceplugin/proto/%.proto,$(B)/gen/%.pb-c.c,$(PROTOS))
 PROTO_O  := $(PROTO_C:.c=.o)
 GEN_O    := $(B)/gen/profiles.o
@@ -85,13 +97,16 @@ TSUPPORT_O := $(call obj,$(TSUPPORT_SRC))
 LIBNVML  := $(O)/lib/libnvidia-ml.so.1
 CORE_A   := $(B)/libmokkacore.a
 ENGINE_A := $(B)/libmokkaengine.a
+NVML_A   := $(B)/libmokkanvml.a
 TSUPPORT_A := $(B)/libmokkatest.a
 MOKKA    := $(O)/mokka
 UNIT_BIN := $(patsubst %,$(B)/tests/%,$(basename $(notdir $(UNIT_SRC))))
 STANDIN_BIN := $(patsubst %,$(B)/tests/%,$(STANDIN_NAMES))
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
+FUZZ_BIN := $(patsubst %,$(B)/fuzz/%,$(FUZZ_NAMES))
+REPLAY_BIN := $(patsubst %,$(B)/tests/replay-%,$(FUZZ_NAMES))
 
-.PHONY: all lib cli test check testbins asan tsan bench demo install clean deps
+.PHONY: all lib cli test check testbins asan tsan fuzz fuzzers bench demo install clean deps
 .DELETE_ON_ERROR:
 
 all: lib cli
@@ -172,6 +187,12 @@ $(TSUPPORT_A): $(TSUPPORT_O)
 	@rm -f $@
 	ar rcsD $@ $^
 
+# The NVML entry points for programs that call them directly rather than
+# through the library (the config fuzz target).
+$(NVML_A): $(NVML_O)
+	@rm -f $@
+	ar rcsD $@ $^
+
 # The library lives in other people's processes and travels inside mokka:
 # its debug information goes to libnvidia-ml.so.1.debug beside it (gdb and
 # the symbolizers follow the debug link), a third of the size stays. A
@@ -209,7 +230,18 @@ $(B)/tests/bench_%: $(B)/tests/bench/bench_%.o $(CORE_A)
 $(B)/tests/bench_run: $(B)/tests/bench/bench_run.o $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
-testbins: all $(UNIT_BIN) $(STANDIN_BIN) $(BENCH_BIN)
+# A fuzz target links what it drives from the archives: with libFuzzer's
+# main in build-fuzz/ (SAN=fuzz), with replay.c's as a test binary.
+FUZZ_LIBS = $(NVML_A) $(ENGINE_A) $(CORE_A)
+$(FUZZ_BIN): $(B)/fuzz/%: $$(call fuzz_obj,$$*) $(FUZZ_LIBS)
+	@mkdir -p $(@D)
+	$(CC) -fsanitize=fuzzer -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
+
+$(REPLAY_BIN): $(B)/tests/replay-%: $$(call fuzz_obj,$$*) $(B)/tests/fuzz/replay.o $(FUZZ_LIBS)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
+
+testbins: all $(UNIT_BIN) $(STANDIN_BIN) $(BENCH_BIN) $(REPLAY_BIN)
+fuzzers: $(FUZZ_BIN)
 
 # --- running -----------------------------------------------------------------
 deps:
@@ -227,6 +259,17 @@ tsan:
 	sh ci/deps.sh --quiet
 	$(MAKE) O=$(O)/build-tsan SAN=tsan testbins
 	MOKKA_BUILD=$(abspath $(O)/build-tsan) MOKKA_SAN=tsan sh tests/run.sh --concurrency
+
+# Each target in turn for FUZZ_SECONDS, from seeds assembled out of
+# fixtures/ and the tests (tests/fuzz/seeds.py); fails on any crash,
+# sanitizer report, input slower than 1 s or RSS over 512 MiB.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_CC ?= clang
+fuzz:
+	sh ci/deps.sh --quiet
+	$(MAKE) O=$(O)/build-fuzz SAN=fuzz CC=$(FUZZ_CC) fuzzers
+	sh tests/fuzz/run.sh $(abspath $(O)/build-fuzz) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 bench: all $(BENCH_BIN) $(B)/tests/kube-watch $(B)/tests/fake-device-plugin
 	MOKKA_BUILD=$(abspath $(O)) MOKKA_BENCH_CC='$(CC)' MOKKA_BENCH_CFLAGS='$(OPT) $(SAN_FLAGS) $(CFLAGS)' \
@@ -255,6 +298,7 @@ install: all
 	cp -R fixtures/profiles fixtures/configs fixtures/suites $(DESTDIR)$(PREFIX)/share/mokka/
 
 clean:
-	rm -rf $(B) $(LIBNVML) $(LIBNVML).debug $(MOKKA) $(O)/build-asan $(O)/build-tsan $(O)/mokka-demo.xml
+	rm -rf $(B) $(LIBNVML) $(LIBNVML).debug $(MOKKA) $(O)/build-asan $(O)/build-tsan $(O)/build-fuzz \
+	    $(O)/mokka-demo.xml
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -146,6 +146,11 @@ int mk_parse_duration(const char *s, double *seconds, const char **why)
     else if (strcmp(suf, "m") == 0) mult = 60;
     else if (strcmp(suf, "h") == 0) mult = 3600;
     else return -1;
+    /* Bounded, so that any duration converts to int64_t nanoseconds. */
+    if (num * mult > MK_DURATION_MAX_S) {
+        *why = "duration too long (at most 1e9 s, about 31 years)";
+        return -1;
+    }
     *seconds = num * mult;
     return 0;
 }
@@ -163,8 +168,7 @@ static int parse_whole(const char *s, const char *unit, int64_t lo, int64_t hi,
         neg = 1;
         s++;
     }
-    if (split_number(s, &num, &suf) != 0 || num != (double)(long long)num ||
-        (*suf && !(unit && suffix_is(suf, unit))))
+    if (split_number(s, &num, &suf) != 0 || (*suf && !(unit && suffix_is(suf, unit))))
         return -1;
     if (neg)
         num = -num;
@@ -172,6 +176,9 @@ static int parse_whole(const char *s, const char *unit, int64_t lo, int64_t hi,
         *why = "value out of range";
         return -1;
     }
+    /* In range first: converting a double beyond int64_t is undefined. */
+    if (num != (double)(int64_t)num)
+        return -1;
     *out = (int64_t)num;
     return 0;
 }

@@ -25,6 +25,8 @@ typedef enum {
  * *why ("expected a size like 40GB or 40960 (MB)"). */
 int mk_parse_memory(const char *s, uint64_t *bytes, const char **why);
 int mk_parse_power(const char *s, uint64_t *mw, const char **why);
+/* Durations are at most MK_DURATION_MAX_S, so that nanoseconds fit. */
+#define MK_DURATION_MAX_S 1e9
 int mk_parse_duration(const char *s, double *seconds, const char **why);
 int mk_parse_quantity(mk_unit u, const char *s, int64_t *out, const char **why);
 /* Whether a memory size is a bare number, whose unit then depends on its

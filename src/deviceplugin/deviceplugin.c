@@ -1,6 +1,7 @@
 /* deviceplugin.c - device-plugin API messages to and from gRPC layer
  * buffers: any message packed, ListAndWatch device lists both ways, and a
  * plugin's Register call. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,14 +77,24 @@ int mk_dp_unpack_devices(const uint8_t *msg, size_t len, mk_nv_device **dev, siz
     }
     mk_nv_device *out = r->n_devices ? calloc(r->n_devices, sizeof *out) : NULL;
     size_t done = 0;
+    int bad_numa = 0;
     if (out || !r->n_devices) {
         for (; done < r->n_devices; done++) {
             const V1beta1__Device *d = r->devices[done];
+            const V1beta1__TopologyInfo *t = d->topology;
+            int64_t numa = t && t->n_nodes ? t->nodes[0]->id : -1;
+            /* NUMA node ids are small and never negative; one that is no
+             * int is the plugin's bug, not a node to show as another. */
+            if (t && t->n_nodes && (numa < 0 || numa > INT_MAX)) {
+                snprintf(err, errlen, "device %.64s has NUMA node %lld, out of range",
+                         d->id, (long long)numa);
+                bad_numa = 1;
+                break;
+            }
             if (!(out[done].id = strdup(d->id)))
                 break;
             out[done].healthy = strcmp(d->health, MK_DP_HEALTHY) == 0;
-            const V1beta1__TopologyInfo *t = d->topology;
-            out[done].numa = t && t->n_nodes ? (int)t->nodes[0]->id : -1;
+            out[done].numa = (int)numa;
             *healthy += (size_t)out[done].healthy;
         }
     }
@@ -92,7 +103,8 @@ int mk_dp_unpack_devices(const uint8_t *msg, size_t len, mk_nv_device **dev, siz
     if (!complete) {
         mk_dp_free_devices(out, done);
         *healthy = 0;
-        snprintf(err, errlen, "out of memory reading a device list");
+        if (!bad_numa)
+            snprintf(err, errlen, "out of memory reading a device list");
         return -1;
     }
     *dev = out;

@@ -67,6 +67,10 @@ int mk_kl_install(mk_kubelet *k, mk_kl_conn *conn, char *err, size_t errlen);
  * reference. */
 void mk_kl_close(mk_kl_conn *conn);
 void mk_kl_conn_unref(mk_kl_conn *conn);
+/* ListAndWatch's message callback (ctx: the conn): the plugin's device list
+ * into its resource, when conn is still the registration; an error event
+ * when the message is malformed. Also driven by tests/fuzz/kubelet/. */
+void mk_kl_on_list(void *ctx, const uint8_t *msg, size_t len);
 
 /* kubelet_nodesrc.c */
 void mk_kl_nodesrc_init(mk_kubelet *k);

@@ -109,18 +109,6 @@ static int call(mk_kl_conn *c, const char *method, const char *what, const void 
     return 0;
 }
 
-static int strv_copy(char ***dst, size_t *ndst, char *const *src, size_t n)
-{
-    *ndst = 0;
-    *dst = n ? calloc(n, sizeof **dst) : NULL;
-    if (n && !*dst)
-        return -1;
-    for (size_t i = 0; i < n; i++, (*ndst)++)
-        if (!((*dst)[i] = strdup(src[i])))
-            return -1;
-    return 0;
-}
-
 static int ask_preferred(mk_kl_conn *c, char **available, size_t navail, char **must,
                          size_t nmust, size_t size, char ***out, size_t *nout,
                          char *err, size_t errlen)
@@ -138,23 +126,14 @@ static int ask_preferred(mk_kl_conn *c, char **available, size_t navail, char **
     req.container_requests = creqs;
 
     mk_rpc_buf resp;
+    char why[256];
     if (call(c, MK_DP_GET_PREFERRED, "GetPreferredAllocation", &req, c->k->opts.call_timeout_ms,
              &resp, err, errlen))
         return -1;
-    V1beta1__PreferredAllocationResponse *r =
-        v1beta1__preferred_allocation_response__unpack(NULL, resp.len, resp.data);
+    int rc = mk_dp_unpack_preferred(resp.data, resp.len, out, nout, why, sizeof why);
     free(resp.data);
-    int rc = -1;
-    if (!r)
-        snprintf(err, errlen, "malformed PreferredAllocationResponse from %s", c->resource);
-    else if (r->n_container_responses != 1)
-        snprintf(err, errlen, "GetPreferredAllocation for %s answered %zu containers for 1",
-                 c->resource, r->n_container_responses);
-    else if ((rc = strv_copy(out, nout, r->container_responses[0]->deviceids,
-                             r->container_responses[0]->n_deviceids)))
-        snprintf(err, errlen, "out of memory");
-    if (r)
-        v1beta1__preferred_allocation_response__free_unpacked(r, NULL);
+    if (rc)
+        snprintf(err, errlen, "GetPreferredAllocation for %s: %s", c->resource, why);
     return rc;
 }
 
@@ -178,13 +157,6 @@ static int preferred(mk_nodesrc *s, const char *resource, char **available, size
     else
         rc = ask_preferred(c, available, navail, must, nmust, size, out, nout, err, errlen);
     give_back(k, c);
-    if (rc) {
-        for (size_t i = 0; i < *nout; i++)
-            free((*out)[i]);
-        free(*out);
-        *out = NULL;
-        *nout = 0;
-    }
     return rc;
 }
 
@@ -214,37 +186,6 @@ static int check_ids_locked(const mk_kl_resource *res, char **ids, size_t nids,
     return 0;
 }
 
-static int kv_add(mk_nv_kv **v, size_t *n, size_t cap, const char *key, const char *value)
-{
-    if (!*v && !(*v = calloc(cap, sizeof **v)))
-        return -1;
-    mk_nv_kv *e = &(*v)[(*n)++];
-    e->key = strdup(key ? key : "");
-    e->value = strdup(value ? value : "");
-    return e->key && e->value ? 0 : -1;
-}
-
-static int alloc_from(const V1beta1__ContainerAllocateResponse *r, mk_nv_alloc *a)
-{
-    int bad = 0;
-    for (size_t i = 0; i < r->n_envs; i++)
-        bad |= kv_add(&a->envs, &a->nenvs, r->n_envs, r->envs[i]->key, r->envs[i]->value);
-    for (size_t i = 0; i < r->n_mounts; i++)
-        bad |= kv_add(&a->mounts, &a->nmounts, r->n_mounts, r->mounts[i]->container_path,
-                      r->mounts[i]->host_path);
-    for (size_t i = 0; i < r->n_devices; i++)
-        bad |= kv_add(&a->devices, &a->ndevices, r->n_devices, r->devices[i]->container_path,
-                      r->devices[i]->host_path);
-    for (size_t i = 0; i < r->n_annotations; i++)
-        bad |= kv_add(&a->annotations, &a->nannotations, r->n_annotations,
-                      r->annotations[i]->key, r->annotations[i]->value);
-    if (r->n_cdi_devices && !(a->cdi = calloc(r->n_cdi_devices, sizeof *a->cdi)))
-        return -1;
-    for (size_t i = 0; i < r->n_cdi_devices; i++)
-        bad |= !(a->cdi[a->ncdi++] = strdup(r->cdi_devices[i]->name));
-    return bad ? -1 : 0;
-}
-
 static int do_allocate(mk_kl_conn *c, char **ids, size_t nids, mk_nv_alloc *out,
                        char *err, size_t errlen)
 {
@@ -257,23 +198,13 @@ static int do_allocate(mk_kl_conn *c, char **ids, size_t nids, mk_nv_alloc *out,
     req.container_requests = creqs;
 
     mk_rpc_buf resp;
+    char why[256];
     if (call(c, MK_DP_ALLOCATE, "Allocate", &req, c->k->opts.call_timeout_ms, &resp, err, errlen))
         return -1;
-    V1beta1__AllocateResponse *r = v1beta1__allocate_response__unpack(NULL, resp.len, resp.data);
+    int rc = mk_dp_unpack_allocation(resp.data, resp.len, ids, nids, out, why, sizeof why);
     free(resp.data);
-    int rc = -1;
-    if (!r)
-        snprintf(err, errlen, "malformed AllocateResponse from %s", c->resource);
-    else if (r->n_container_responses != 1)
-        snprintf(err, errlen, "Allocate for %s answered %zu containers for 1",
-                 c->resource, r->n_container_responses);
-    else if (strv_copy(&out->ids, &out->nids, ids, nids) ||
-             alloc_from(r->container_responses[0], out))
-        snprintf(err, errlen, "out of memory");
-    else
-        rc = 0;
-    if (r)
-        v1beta1__allocate_response__free_unpacked(r, NULL);
+    if (rc)
+        snprintf(err, errlen, "Allocate for %s: %s", c->resource, why);
     return rc;
 }
 

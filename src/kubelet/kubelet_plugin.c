@@ -88,7 +88,7 @@ static int is_current_locked(mk_kl_conn *c)
     return r && r->conn == c && !c->closing && !c->k->stopping;
 }
 
-static void on_list(void *ctx, const uint8_t *msg, size_t len)
+void mk_kl_on_list(void *ctx, const uint8_t *msg, size_t len)
 {
     mk_kl_conn *c = ctx;
     mk_kubelet *k = c->k;
@@ -190,7 +190,7 @@ int mk_kl_install(mk_kubelet *k, mk_kl_conn *c, char *err, size_t errlen)
     char why[512] = "out of memory";
     if (mk_dp_pack(&empty, &req) == 0)
         c->watch = mk_rpc_watch_open(c->ch, MK_DP_LIST_AND_WATCH, req.data, req.len,
-                                     on_list, on_end, c, why, sizeof why);
+                                     mk_kl_on_list, on_end, c, why, sizeof why);
     free(req.data);
     if (old)
         mk_kl_close(old);

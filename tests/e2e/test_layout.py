@@ -3,7 +3,8 @@
 src/ is mokka.c (dispatch), commands.c (the command table), cmd/ (one file
 per subcommand) and one folder per engine. Each engine folder has one face
 header, FOLDER/FOLDER.h; code outside the folder includes only that face
-(a folder's own unit tests, tests/unit/FOLDER/, may reach its internals).
+(a folder's own unit tests, tests/unit/FOLDER/, and fuzz targets,
+tests/fuzz/FOLDER/, may reach its internals).
 Dependencies run one way: cmd/ -> engines -> util/ and lib/core, with no
 circle between folders, nor between the files of a folder, nor in lib/nvml.
 Includes are read from the sources; calls from the built objects (nm), so a
@@ -119,7 +120,8 @@ class FacesTest(unittest.TestCase):
         bad = []
         for f in sources('src/**/*', 'tests/**/*'):
             parts = rel(f).split(os.sep)
-            own = folder_of(f) or (parts[2] if parts[:2] == ['tests', 'unit'] else None)
+            own = folder_of(f) or (parts[2] if parts[:2] in (['tests', 'unit'], ['tests', 'fuzz'])
+                                   else None)
             for inc in includes(f):
                 head, _, rest = inc.partition('/')
                 if head in names and rest and rest != head + '.h' and head != own:

@@ -115,6 +115,14 @@ START_TEST(duration_forms)
         ck_assert_msg(mk_parse_duration(bad[i], &s, &why) == -1, "'%s' accepted", bad[i]);
         ck_assert_str_eq(why, "expected a duration like 500ms, 30s, 5m or 1h");
     }
+    /* Longer ones would overflow nanoseconds (found by the config fuzz
+     * target: unhealthy_after_seconds: 99999999999999999999). */
+    ck_assert_int_eq(mk_parse_duration("1000000000", &s, &why), 0);
+    static const char *const long_ones[] = { "1000000001", "277778h", "99999999999999999999", NULL };
+    for (int i = 0; long_ones[i]; i++) {
+        ck_assert_msg(mk_parse_duration(long_ones[i], &s, &why) == -1, "'%s' accepted", long_ones[i]);
+        ck_assert_str_eq(why, "duration too long (at most 1e9 s, about 31 years)");
+    }
 }
 END_TEST
 
@@ -152,6 +160,9 @@ START_TEST(whole_quantities)
     qty_bad(MK_U_MHZ, "1.4GHz", "expected a clock in MHz, like 1410");
     qty(MK_U_COUNT, "7", 7);
     qty_bad(MK_U_COUNT, "7 things", "expected a whole number");
+    /* Beyond int64_t: refused, never converted (undefined behaviour). */
+    qty_bad(MK_U_COUNT, "99999999999999999999", "value out of range");
+    qty_bad(MK_U_CELSIUS, "-99999999999999999999", "value out of range");
     qty(MK_U_MEMORY, "10GiB", (int64_t)(10 * GiB));
     qty_bad(MK_U_MEMORY, "10 apples", MEM_WHY);
     qty(MK_U_POWER, "300W", 300000);
