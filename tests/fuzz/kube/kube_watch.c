@@ -1,13 +1,15 @@
 /* kube_watch.c (fuzz target "kube_watch") - drives what cluster mode does
  * with the API server's bytes: the watch stream's framing (mk_kstream_feed,
- * src/kube/kube_watch.c) cuts the input into JSON objects, each applied as
+ * src/kube/kube_frame.c) cuts the input into JSON objects, each applied as
  * the watch applies it: an event's Node (ADDED, MODIFIED, DELETED) or a
  * LIST answer's items decoded into node views (src/kube/kube_node.c, with
  * its quantities) and kept in a node store (kube_store.c).
  *
  * The input goes in twice, whole and in chunks of 1 to 32 bytes (the first
  * byte says), and must give the same objects and the same view both ways:
- * the framing promises to be indifferent to where chunks end.
+ * the framing promises to be indifferent to where chunks end. The same
+ * bytes are then framed as a LIST answer (mk_klist_feed), whose items must
+ * also come out the same both ways.
  *
  * fuzz-flags: -max_len=16384 */
 #include <stdint.h>
@@ -16,7 +18,7 @@
 #include <string.h>
 #include "kube/kube_node.h"
 #include "kube/kube_store.h"
-#include "kube/kube_watch.h"
+#include "kube/kube_frame.h"
 
 #define CHECK(cond) \
     do { if (!(cond)) { fprintf(stderr, "kube_watch: %s fails\n", #cond); abort(); } } while (0)
@@ -98,6 +100,38 @@ static int run(pass *p, const uint8_t *data, size_t size, size_t chunk, mk_nv_no
     return rc;
 }
 
+static int on_item(void *ctx, size_t index, json_t *item)
+{
+    pass *p = ctx;
+    CHECK(index == p->objects);
+    on_object(ctx, item);
+    return 0;
+}
+
+/* The bytes as a LIST answer: the items one by one, then the rest. */
+static int run_list(pass *p, const uint8_t *data, size_t size, size_t chunk)
+{
+    mk_klist l = { 0 };
+    char err[512];
+    int rc = 0;
+    p->store = mk_kstore_new();
+    CHECK(p->store != NULL);
+    for (size_t at = 0; at < size && rc == 0; at += chunk) {
+        size_t n = size - at < chunk ? size - at : chunk;
+        rc = mk_klist_feed(&l, (const char *)data + at, n, on_item, p, err, sizeof err);
+    }
+    CHECK(rc == 0 || (rc == -2 && err[0]));
+    if (rc == 0) {
+        json_t *rest = mk_klist_end(&l, err, sizeof err);
+        CHECK(rest || err[0]);
+        rc = rest ? 0 : 1;
+        json_decref(rest);
+    }
+    mk_klist_reset(&l);
+    mk_kstore_free(p->store);
+    return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -113,5 +147,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(mk_knode_equal(&a.node[i], &b.node[i]));
     mk_nv_nodes_free(&a);
     mk_nv_nodes_free(&b);
+    pass list_whole = { 0 }, list_chunked = { 0 };
+    rc_whole = run_list(&list_whole, data, size, size);
+    rc_chunked = run_list(&list_chunked, data, size, 1 + data[0] % 32u);
+    CHECK(rc_whole == rc_chunked);
+    CHECK(list_whole.objects == list_chunked.objects && list_whole.hash == list_chunked.hash);
     return 0;
 }
