@@ -81,25 +81,6 @@ static int on_object(void *ctx, json_t *obj)
     return 0;
 }
 
-/* Feeds data in chunks of `chunk` bytes; the view it leaves in *view. */
-static int run(pass *p, const uint8_t *data, size_t size, size_t chunk, mk_nv_nodes *view)
-{
-    mk_kstream s = { 0 };
-    char err[512];
-    int rc = 0;
-    p->store = mk_kstore_new();
-    CHECK(p->store != NULL);
-    for (size_t at = 0; at < size && rc == 0; at += chunk) {
-        size_t n = size - at < chunk ? size - at : chunk;
-        rc = mk_kstream_feed(&s, (const char *)data + at, n, on_object, p, err, sizeof err);
-    }
-    CHECK(rc == 0 || (rc == -2 && err[0]));
-    mk_kstream_reset(&s);
-    CHECK(mk_kstore_snapshot(p->store, view, err, sizeof err) == 0);
-    mk_kstore_free(p->store);
-    return rc;
-}
-
 static int on_item(void *ctx, size_t index, json_t *item)
 {
     pass *p = ctx;
@@ -108,19 +89,56 @@ static int on_item(void *ctx, size_t index, json_t *item)
     return 0;
 }
 
-/* The bytes as a LIST answer: the items one by one, then the rest. */
-static int run_list(pass *p, const uint8_t *data, size_t size, size_t chunk)
+/* One framer's feed: the watch stream's or the LIST answer's. */
+typedef int (*feed_fn)(void *framer, const char *data, size_t len, pass *p, char *err,
+                       size_t errlen);
+
+static int feed_stream(void *framer, const char *data, size_t len, pass *p, char *err,
+                       size_t errlen)
 {
-    mk_klist l = { 0 };
-    char err[512];
+    return mk_kstream_feed(framer, data, len, on_object, p, err, errlen);
+}
+
+static int feed_list(void *framer, const char *data, size_t len, pass *p, char *err,
+                     size_t errlen)
+{
+    return mk_klist_feed(framer, data, len, on_item, p, err, errlen);
+}
+
+/* Feeds data in chunks of `chunk` bytes into a new store; 0, or the feed's
+ * error (which must say something). */
+static int feed_chunks(feed_fn feed, void *framer, pass *p, const uint8_t *data, size_t size,
+                       size_t chunk, char *err, size_t errlen)
+{
     int rc = 0;
     p->store = mk_kstore_new();
     CHECK(p->store != NULL);
     for (size_t at = 0; at < size && rc == 0; at += chunk) {
         size_t n = size - at < chunk ? size - at : chunk;
-        rc = mk_klist_feed(&l, (const char *)data + at, n, on_item, p, err, sizeof err);
+        rc = feed(framer, (const char *)data + at, n, p, err, errlen);
     }
     CHECK(rc == 0 || (rc == -2 && err[0]));
+    return rc;
+}
+
+/* The bytes as a watch stream; the view it leaves in *view. */
+static int run(pass *p, const uint8_t *data, size_t size, size_t chunk, mk_nv_nodes *view)
+{
+    mk_kstream s = { 0 };
+    char err[512];
+    int rc = feed_chunks(feed_stream, &s, p, data, size, chunk, err, sizeof err);
+    mk_kstream_reset(&s);
+    CHECK(mk_kstore_snapshot(p->store, view, err, sizeof err) == 0);
+    mk_kstore_free(p->store);
+    return rc;
+}
+
+/* The bytes as a LIST answer: the items one by one, then the rest. */
+static int run_list(pass *p, const uint8_t *data, size_t size, size_t chunk)
+{
+    mk_klist l = { 0 };
+    char err[512];
+    int rc = feed_chunks(feed_list, &l, p, data, size, chunk, err, sizeof err);
     if (rc == 0) {
         json_t *rest = mk_klist_end(&l, err, sizeof err);
         CHECK(rest || err[0]);
