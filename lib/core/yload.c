@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+#include "ids.h"
 #include "ytree.h"
 
 /* A node while parsing; children are indexes, not yet pointers. */
@@ -119,18 +120,10 @@ static void error_at(loader *l, const yaml_mark_t *m, const char *fmt, ...)
 
 /* --- anchors ---------------------------------------------------------------- */
 
-static size_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return (size_t)(h ^ h >> 29);
-}
-
 static anchor *anchor_slot(const loader *l, const char *name)
 {
     size_t mask = l->capanchors - 1;
-    size_t i = name_hash(name) & mask;
+    size_t i = (size_t)mk_hash_str(name, 0) & mask;
     while (l->anchors[i].name && strcmp(l->anchors[i].name, name) != 0)
         i = (i + 1) & mask;
     return &l->anchors[i];
@@ -509,38 +502,49 @@ mk_ydoc *mk_yload_mem(const char *name, const char *buf, size_t len, mk_diags *d
  * as such (libyaml would call it "input error" at 1:1), and reader errors
  * get their position from the text. One byte past the limit is enough to
  * know a file is too large. */
-mk_ydoc *mk_yload_fp(const char *name, FILE *f, mk_diags *d)
+char *mk_yread_fp(const char *name, FILE *f, size_t *len, mk_diags *d)
 {
     char *buf = NULL;
-    size_t len = 0, cap = 0;
+    size_t n = 0, cap = 0;
     int err = 0;
     for (;;) {
-        if (len == cap) {
+        if (n == cap) {
             size_t ncap = cap ? cap * 2 : 4096;
             if (ncap > MK_YMAX_FILE + 1)
                 ncap = MK_YMAX_FILE + 1;
-            char *nb = len <= MK_YMAX_FILE ? realloc(buf, ncap) : NULL;
+            char *nb = n <= MK_YMAX_FILE ? realloc(buf, ncap + 1) : NULL;
             if (!nb) {
-                err = len <= MK_YMAX_FILE ? ENOMEM : EFBIG;
+                err = n <= MK_YMAX_FILE ? ENOMEM : EFBIG;
                 break;
             }
             buf = nb;
             cap = ncap;
         }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
             err = ferror(f) ? errno : 0;
             break;
         }
     }
-    mk_ydoc *doc = NULL;
+    if (!err) {
+        buf[n] = '\0';
+        *len = n;
+        return buf;
+    }
     if (err == EFBIG)
         too_large(name, d);
-    else if (err)
-        mk_diag_add(d, MK_DIAG_ERROR, name, 0, 0, "cannot read: %s", strerror(err));
     else
-        doc = mk_yload_mem(name, buf, len, d);
+        mk_diag_add(d, MK_DIAG_ERROR, name, 0, 0, "cannot read: %s", strerror(err));
+    free(buf);
+    return NULL;
+}
+
+mk_ydoc *mk_yload_fp(const char *name, FILE *f, mk_diags *d)
+{
+    size_t len;
+    char *buf = mk_yread_fp(name, f, &len, d);
+    mk_ydoc *doc = buf ? mk_yload_mem(name, buf, len, d) : NULL;
     free(buf);
     return doc;
 }

@@ -50,6 +50,10 @@ mk_ydoc *mk_yload_file(const char *path, mk_diags *d);
 mk_ydoc *mk_yload_fp(const char *name, FILE *f, mk_diags *d);
 mk_ydoc *mk_yload_mem(const char *name, const char *buf, size_t len, mk_diags *d);
 void mk_yfree(mk_ydoc *doc);
+/* An open file read to its end, within the loader's size limit: the text,
+ * NUL-terminated (malloc'd), and its length; NULL with a diagnostic naming
+ * the limit or the read error. */
+char *mk_yread_fp(const char *name, FILE *f, size_t *len, mk_diags *d);
 
 /* Map lookup (NULL if absent or `map` is not a map). */
 mk_ynode *mk_yget(const mk_ynode *map, const char *key);
