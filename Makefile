@@ -118,7 +118,7 @@ cli: $(MOKKA)
 # the loader users' configs go through, so that nvmlInit never runs libyaml
 # over them (and without a config, never runs it at all).
 DEFAULT_CONFIG := fixtures/configs/dgx-a100.yaml
-$(B)/tools/gen_profiles: $(call obj,lib/core/gen_profiles.c lib/core/ytree.c lib/core/yload.c lib/core/diag.c)
+$(B)/tools/gen_profiles: $(call obj,lib/core/gen_profiles.c lib/core/ytree.c lib/core/yload.c lib/core/diag.c lib/core/ids.c)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB))
 
