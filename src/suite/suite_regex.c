@@ -149,8 +149,6 @@ int mk_regex_measure(const char *pat, char *why, size_t len)
         default:
             add_atom(g, 1);
         }
-        if (stack[depth].total > MK_RE_MAX_SIZE || stack[0].total > MK_RE_MAX_SIZE)
-            break;
     }
     unsigned long total = 0;
     for (int i = 0; i <= depth; i++)
