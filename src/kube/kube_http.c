@@ -429,7 +429,7 @@ static void answer_error(mk_khttp *h, const char *url, long code, char *err, siz
 
 int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_t errlen)
 {
-    char *url = NULL, why[CURL_ERROR_SIZE + 512];
+    char *url = NULL, why[CURL_ERROR_SIZE + 512] = "";
     int refreshed = 0, rc;
 
     if (asprintf(&url, "%s%s", h->base, req->path) < 0) {
@@ -461,6 +461,14 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
             mk_khttp_what(req, what, sizeof what);
             snprintf(err, errlen, "the API server's answer to %s is over %zu MiB (the limit for one answer)",
                      what, req->max_body >> 20);
+            rc = MK_KHTTP_FAIL;
+            break;
+        }
+        if (res == CURLE_OPERATION_TIMEDOUT && why[0] && req->deadline_ms &&
+            mk_kmono_ms() >= req->deadline_ms) {
+            /* A retry cut short by the deadline can only say "timed out";
+             * the reason it was retried for is the one to report. */
+            snprintf(err, errlen, "%s (gave up: the deadline came first)", why);
             rc = MK_KHTTP_FAIL;
             break;
         }
