@@ -128,7 +128,7 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
         lv.hi = u == MK_U_PERCENT ? 100 : 90;
         lv.step = 5;
         lv.start = -1; /* drawn from the seed when the live state starts */
-    } else if (s[0] != '-' && strchr(s + 1, '-')) {
+    } else if (s[0] && s[0] != '-' && strchr(s + 1, '-')) {
         const char *dash = strchr(s + 1, '-');
         char lo[64];
         size_t n = (size_t)(dash - s);
