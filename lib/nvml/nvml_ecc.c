@@ -219,3 +219,18 @@ MK_API nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlR
         values->high = 1;
     return NVML_SUCCESS;
 }
+
+/* SRAM errors are not modelled (a `mode: ecc` fault hits DRAM), so every
+ * counter is 0 and no threshold is crossed; Ampere and later report them. */
+MK_API nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)
+{
+    mk_ref r;
+    MK_ENTER(nvmlDeviceGetSramEccErrorStatus);
+    MK_REMAPPING_GPU(device, &r, nvmlDeviceGetSramEccErrorStatus);
+    MK_NONNULL(status);
+    if (status->version != nvmlEccSramErrorStatus_v1)
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    memset(status, 0, sizeof *status);
+    status->version = nvmlEccSramErrorStatus_v1;
+    return NVML_SUCCESS;
+}

@@ -29,7 +29,9 @@ static nvmlReturn_t by_index(unsigned int index, nvmlDevice_t *device)
     if (index >= mk_L.ngpus)
         return NVML_ERROR_INVALID_ARGUMENT;
     *device = mk_gpu_handle(index);
-    return NVML_SUCCESS;
+    /* As the driver does for a GPU that fell off the bus; the handle is
+     * still written, and its identity stays readable. */
+    return mk_gpu_lost(index) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)

@@ -173,6 +173,29 @@ static nvmlReturn_t power_field(const mk_ref *r, nvmlFieldValue_t *f)
     }
 }
 
+/* Whether the GPU's current fault needs a GPU reset (nvidia-smi -q "Reset
+ * Required") or, for errors that may have corrupted running work, a drain
+ * of its jobs first ("Drain and Reset Recommended"). The XIDs are those
+ * NVIDIA's XID catalogue resolves with a reset: 48 double-bit ECC, 63/64
+ * row remapping, 74 NVLink, 79 fallen off the bus, 94/95 contained and
+ * uncontained ECC, 119/120 GSP; 48 and 95 may have hit running work. */
+static unsigned needs_reset(const mk_ref *r, int drain)
+{
+    static const unsigned reset_xids[] = { 48, 63, 64, 74, 79, 94, 95, 119, 120 };
+    unsigned health = atomic_load_explicit(&mk_L.st.dev[r->gpu].health, memory_order_relaxed);
+    unsigned xid = atomic_load_explicit(&mk_L.st.dev[r->gpu].last_xid, memory_order_relaxed);
+    if (health == MK_FAULT_NONE)
+        return 0;
+    if (health == MK_FAULT_ECC)
+        return 1;
+    if (drain)
+        return xid == 48 || xid == 95;
+    for (size_t i = 0; i < sizeof reset_xids / sizeof reset_xids[0]; i++)
+        if (xid == reset_xids[i])
+            return 1;
+    return 0;
+}
+
 static nvmlReturn_t field(const mk_ref *r, nvmlFieldValue_t *f)
 {
     const mk_device *d = r->d;
@@ -204,6 +227,8 @@ static nvmlReturn_t field(const mk_ref *r, nvmlFieldValue_t *f)
         return put_ull(f, mk_live_energy(&mk_L.live, r->u, r->gpu));
     case NVML_FI_DEV_PCIE_COUNT_TX_BYTES: case NVML_FI_DEV_PCIE_COUNT_RX_BYTES:
         return put_ull(f, 0);
+    case NVML_FI_DEV_RESET_STATUS: case NVML_FI_DEV_DRAIN_AND_RESET_STATUS:
+        return put_uint(f, needs_reset(r, id == NVML_FI_DEV_DRAIN_AND_RESET_STATUS));
     case NVML_FI_DEV_NVLINK_LINK_COUNT:
         return d->nvlinks ? put_uint(f, d->nvlinks) : NVML_ERROR_NOT_SUPPORTED;
     case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX: case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX:

@@ -80,4 +80,11 @@ static inline unsigned mk_retired_pages(uint64_t dbe)
     return dbe < 64 ? (unsigned)dbe : 64;
 }
 
+/* The running processes of one list (nvml_processes.c): visit is called
+ * for each with its position in the list and the GPU and compute instance
+ * ids it runs in; answers how many there are. */
+typedef enum { MK_PROCS_COMPUTE, MK_PROCS_GRAPHICS, MK_PROCS_MPS } mk_proc_list;
+typedef void mk_process_visit(void *ctx, unsigned k, const mk_process *p, unsigned gi, unsigned ci);
+unsigned mk_processes_each(const mk_ref *r, mk_proc_list which, mk_process_visit *visit, void *ctx);
+
 #endif

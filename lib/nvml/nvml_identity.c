@@ -2,6 +2,7 @@
  * architecture, compute capability, PCI info (every version), VBIOS and
  * inforom versions, and its fixed modes. */
 #include <stdio.h>
+#include <string.h>
 #include "nvml_impl.h"
 
 MK_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
@@ -49,6 +50,18 @@ MK_API nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boar
     MK_NONNULL(boardId);
     /* Real boards number themselves from the PCI location when unset. */
     *boardId = r.d->board_id ? r.d->board_id : (r.d->pci_bus << 8) | (r.d->pci_dev << 3);
+    return NVML_SUCCESS;
+}
+
+/* An SXM module's place on its 8-GPU baseboard, 1 to 8; NVML documents 0
+ * for boards that are not baseboard modules (PCIe cards). */
+MK_API nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)
+{
+    mk_ref r;
+    MK_ENTER(nvmlDeviceGetModuleId);
+    MK_GPU(device, &r);
+    MK_NONNULL(moduleId);
+    *moduleId = strstr(r.d->name, "SXM") ? r.gpu % 8 + 1 : 0;
     return NVML_SUCCESS;
 }
 

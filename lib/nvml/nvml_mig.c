@@ -502,10 +502,8 @@ MK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInst
         return NVML_ERROR_INVALID_ARGUMENT;
     unsigned full = ci_index_for(r.d->migp[r.m->profile].slices);
     unsigned n = profileId == full ? 1 : 0;
-    if (computeInstances && *count < n) {
-        *count = n;
-        return NVML_ERROR_INSUFFICIENT_SIZE;
-    }
+    /* *count is only an answer: NVML's callers size the array by the
+     * profile's instanceCount, and nvidia-smi mig -lci passes 0 in it. */
     if (computeInstances && n)
         computeInstances[0] = &mk_L.cis[mk_L.mig_base[r.gpu] + (unsigned)r.mig];
     *count = n;

@@ -11,93 +11,106 @@
 
 #define NO_INSTANCE 0xFFFFFFFFu
 
-typedef enum { LIST_COMPUTE, LIST_GRAPHICS, LIST_MPS } proc_list;
-
-static int listed(const mk_ref *r, const mk_process *p, proc_list which)
+static int listed(const mk_ref *r, const mk_process *p, mk_proc_list which)
 {
-    if (which == LIST_MPS || (which == LIST_GRAPHICS && !p->graphics))
+    if (which == MK_PROCS_MPS || (which == MK_PROCS_GRAPHICS && !p->graphics))
         return 0;
     return r->mig <= 0; /* the whole GPU, or its first MIG device */
 }
 
+unsigned mk_processes_each(const mk_ref *r, mk_proc_list which, mk_process_visit *visit, void *ctx)
+{
+    int in_mig = r->d->mig_enabled && r->d->nmig;
+    unsigned gi = in_mig ? r->d->mig[0].gi_id : NO_INSTANCE;
+    unsigned ci = in_mig ? r->d->mig[0].ci_id : NO_INSTANCE;
+    unsigned n = 0;
+    for (size_t i = 0; i < r->d->nprocs; i++)
+        if (listed(r, &r->d->procs[i], which))
+            visit(ctx, n++, &r->d->procs[i], gi, ci);
+    return n;
+}
+
+struct public_list {
+    unsigned room;
+    nvmlProcessInfo_v1_t *v1;
+    nvmlProcessInfo_v2_t *v2;
+};
+
+static void put_public(void *ctx, unsigned k, const mk_process *p, unsigned gi, unsigned ci)
+{
+    struct public_list *l = ctx;
+    if (k >= l->room)
+        return;
+    if (l->v1)
+        l->v1[k] = (nvmlProcessInfo_v1_t){ p->pid, p->used_memory };
+    else
+        l->v2[k] = (nvmlProcessInfo_v2_t){ p->pid, p->used_memory, gi, ci };
+}
+
 /* Fills v1 or v2 entries (the caller passes one array, the other NULL). */
-static nvmlReturn_t processes(nvmlDevice_t device, proc_list which, unsigned int *count,
+static nvmlReturn_t processes(nvmlDevice_t device, mk_proc_list which, unsigned int *count,
                               nvmlProcessInfo_v1_t *v1, nvmlProcessInfo_v2_t *v2)
 {
     mk_ref r;
     MK_ANY_LIVE(device, &r);
     MK_NONNULL(count);
-    int in_mig = r.d->mig_enabled && r.d->nmig;
-    unsigned gi = in_mig ? r.d->mig[0].gi_id : NO_INSTANCE;
-    unsigned ci = in_mig ? r.d->mig[0].ci_id : NO_INSTANCE;
-    unsigned room = v1 ? mk_list_room(count, v1) : mk_list_room(count, v2), n = 0;
-    for (size_t i = 0; i < r.d->nprocs; i++) {
-        const mk_process *p = &r.d->procs[i];
-        if (!listed(&r, p, which))
-            continue;
-        if (n < room && v1) {
-            v1[n].pid = p->pid;
-            v1[n].usedGpuMemory = p->used_memory;
-        } else if (n < room) {
-            v2[n] = (nvmlProcessInfo_v2_t){ p->pid, p->used_memory, gi, ci };
-        }
-        n++;
-    }
-    return mk_list_done(count, room, n);
+    struct public_list l = { v1 ? mk_list_room(count, v1) : mk_list_room(count, v2), v1, v2 };
+    unsigned n = mk_processes_each(&r, which, put_public, &l);
+    return mk_list_done(count, l.room, n);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)
 {
     MK_ENTER(nvmlDeviceGetComputeRunningProcesses);
-    return processes(device, LIST_COMPUTE, infoCount, infos, NULL);
+    return processes(device, MK_PROCS_COMPUTE, infoCount, infos, NULL);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v2_t *infos)
 {
     MK_ENTER(nvmlDeviceGetComputeRunningProcesses_v2);
-    return processes(device, LIST_COMPUTE, infoCount, NULL, infos);
+    return processes(device, MK_PROCS_COMPUTE, infoCount, NULL, infos);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
     MK_ENTER(nvmlDeviceGetComputeRunningProcesses_v3);
-    return processes(device, LIST_COMPUTE, infoCount, NULL, infos);
+    return processes(device, MK_PROCS_COMPUTE, infoCount, NULL, infos);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)
 {
     MK_ENTER(nvmlDeviceGetGraphicsRunningProcesses);
-    return processes(device, LIST_GRAPHICS, infoCount, infos, NULL);
+    return processes(device, MK_PROCS_GRAPHICS, infoCount, infos, NULL);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v2_t *infos)
 {
     MK_ENTER(nvmlDeviceGetGraphicsRunningProcesses_v2);
-    return processes(device, LIST_GRAPHICS, infoCount, NULL, infos);
+    return processes(device, MK_PROCS_GRAPHICS, infoCount, NULL, infos);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
     MK_ENTER(nvmlDeviceGetGraphicsRunningProcesses_v3);
-    return processes(device, LIST_GRAPHICS, infoCount, NULL, infos);
+    return processes(device, MK_PROCS_GRAPHICS, infoCount, NULL, infos);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)
 {
     MK_ENTER(nvmlDeviceGetMPSComputeRunningProcesses);
-    return processes(device, LIST_MPS, infoCount, infos, NULL);
+    return processes(device, MK_PROCS_MPS, infoCount, infos, NULL);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v2_t *infos)
 {
     MK_ENTER(nvmlDeviceGetMPSComputeRunningProcesses_v2);
-    return processes(device, LIST_MPS, infoCount, NULL, infos);
+    return processes(device, MK_PROCS_MPS, infoCount, NULL, infos);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)
 {
     MK_ENTER(nvmlDeviceGetMPSComputeRunningProcesses_v3);
-    return processes(device, LIST_MPS, infoCount, NULL, infos);
+    return processes(device, MK_PROCS_MPS, infoCount, NULL, infos);
 }
 
 /* One sample per process, taken now, sharing the GPU's current utilisation

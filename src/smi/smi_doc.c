@@ -353,6 +353,29 @@ static void add_procs(json_t *arr, const nvmlProcessInfo_t *v, unsigned n, const
     }
 }
 
+static int by_pid(const void *a, const void *b)
+{
+    json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "pid"));
+    json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "pid"));
+    return (x > y) - (x < y);
+}
+
+/* nvidia-smi lists a GPU's processes by PID. */
+static json_t *sorted_by_pid(json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    json_t **v = calloc(n ? n : 1, sizeof *v), *out = json_array();
+    for (size_t i = 0; v && i < n; i++)
+        v[i] = json_array_get(arr, i);
+    if (v)
+        qsort(v, n, sizeof *v, by_pid);
+    for (size_t i = 0; i < n; i++)
+        json_array_append(out, v ? v[i] : json_array_get(arr, i));
+    free(v);
+    json_decref(arr);
+    return out;
+}
+
 static void put_processes(json_t *g, nvmlDevice_t h)
 {
     nvmlProcessInfo_t *cv, *gv;
@@ -368,7 +391,7 @@ static void put_processes(json_t *g, nvmlDevice_t h)
     add_procs(arr, gv, gn, "G");
     free(cv);
     free(gv);
-    json_object_set_new(g, "processes", arr);
+    json_object_set_new(g, "processes", sorted_by_pid(arr));
 }
 
 /* --- MIG devices ------------------------------------------------------------- */

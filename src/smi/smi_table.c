@@ -66,11 +66,11 @@ static void gpu_rows(json_t *g, FILE *f)
         snprintf(name, sizeof name, "%.24s...", n);
     else
         snprintf(name, sizeof name, "%s", n);
-    fprintf(f, "| %3lld  %-27s   %-4s | %-16s%4s | %20s |\n",
+    fprintf(f, "| %3lld  %-31s%-4s| %-16s%4s | %20s |\n",
             (long long)json_integer_value(json_object_get(g, "index")), name,
             on_off(g, "persistence_mode"), mk_smi_str(g, "pci.bus_id"),
             on_off(g, "display_active"), ecc(eccb, sizeof eccb, g));
-    fprintf(f, "|%4s  %4s %5s             %4s / %4s | %20s |    %6s %10s |\n",
+    fprintf(f, "|%4s  %4s %5s             %4s / %4s | %20s |%8s%13s |\n",
             num(fan, sizeof fan, g, "fan_speed_pct", "%"),
             num(temp, sizeof temp, g, "temperature.gpu_current_temp_c", "C"),
             mk_smi_str(g, "performance_state"),
@@ -86,8 +86,9 @@ static void header(json_t *doc, FILE *f)
 {
     fprintf(f, "%s\n", mk_smi_str(doc, "timestamp"));
     fputs(RULE, f);
-    fprintf(f, "| NVML %-16s             Driver Version: %-10s   CUDA Version: %-9s|\n",
-            mk_smi_str(doc, "nvml_version"), mk_smi_str(doc, "driver_version"),
+    /* nvidia-smi names its own version here, which is the driver's. */
+    fprintf(f, "| NVIDIA-SMI %-10s             Driver Version: %-10s   CUDA Version: %-9s|\n",
+            mk_smi_str(doc, "driver_version"), mk_smi_str(doc, "driver_version"),
             mk_smi_str(doc, "cuda_version"));
     fputs("|-----------------------------------------+----------------------+----------------------+\n"
           "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
@@ -140,7 +141,8 @@ static void process_table(json_t *gpus, FILE *f)
 {
     size_t i, j, shown = 0, unknown = 0;
     json_t *g, *p;
-    fputs("\n" RULE
+    fprintf(f, "%89s\n", ""); /* nvidia-smi's separator line is 89 spaces */
+    fputs(RULE
           "| Processes:                                                                            |\n"
           "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |\n"
           "|        ID   ID                                                             Usage      |\n"

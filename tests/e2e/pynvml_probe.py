@@ -128,9 +128,14 @@ def energy():
 
 
 def lost():
+    """By index a lost GPU answers GPU_IS_LOST, as from the driver; by its PCI
+    bus id (the default DGX A100 layout's second slot) it is still found."""
     out = []
-    for h in handles():
-        out.append({'uuid': call(N.nvmlDeviceGetUUID, h), 'bus': call(lambda x: N.nvmlDeviceGetPciInfo(x).busId, h),
+    for i in range(N.nvmlDeviceGetCount()):
+        by_index = call(N.nvmlDeviceGetHandleByIndex, i)
+        h = N.nvmlDeviceGetHandleByPciBusId('00000000:0F:00.0') if i == 1 else by_index
+        out.append({'by_index': by_index if isinstance(by_index, dict) else 'ok',
+                    'uuid': call(N.nvmlDeviceGetUUID, h), 'bus': call(lambda x: N.nvmlDeviceGetPciInfo(x).busId, h),
                     'temperature': call(N.nvmlDeviceGetTemperature, h, 0), 'power': call(N.nvmlDeviceGetPowerUsage, h),
                     'clocks': call(N.nvmlDeviceGetClockInfo, h, 0),
                     'processes': call(N.nvmlDeviceGetComputeRunningProcesses, h)})

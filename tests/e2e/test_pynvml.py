@@ -231,9 +231,11 @@ class PynvmlTest(unittest.TestCase):
             self.assertLessEqual(grown, d['power_mw'] * d['seconds'] + 1, d)
             self.assertGreaterEqual(grown, d['power_mw'] * 0.3 - 1, d)
 
-    def test_lost_gpu_answers_gpu_is_lost_but_keeps_its_identity(self):
+    def test_lost_gpu_answers_gpu_is_lost_but_keeps_its_identity_by_bus_id(self):
         ok, lost = self.probe('lost', config=LOST_CONFIG)
         self.assertIsInstance(ok['temperature'], int)
+        self.assertEqual(ok['by_index'], 'ok')
+        self.assertEqual(lost['by_index'], {'err': GPU_IS_LOST})
         for key in ('temperature', 'power', 'clocks', 'processes'):
             self.assertEqual(lost[key], {'err': GPU_IS_LOST}, key)
         self.assertTrue(lost['uuid'].startswith('GPU-'))

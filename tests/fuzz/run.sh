@@ -4,8 +4,9 @@
 #
 #   sh tests/fuzz/run.sh /abs/build-fuzz SECONDS TARGET...
 #
-# Each target runs for SECONDS under libFuzzer with -timeout=1 (an input
-# slower than 1 s is a finding) and -rss_limit_mb=512, from a working corpus
+# Each target runs for SECONDS under libFuzzer with -timeout=10 (an input
+# slower than 10 s is a finding: a hang, not a busy CI machine; inputs that
+# take milliseconds took over 1 s on a loaded 2-core runner) and -rss_limit_mb=512, from a working corpus
 # seeded by tests/fuzz/seeds.py and its regression cases (tests/fuzz/regress/
 # TARGET). The working corpus (BUILD/fuzz-work/TARGET/corpus) is kept from
 # run to run, so that local runs go deeper each time. Flags a target needs
@@ -39,7 +40,7 @@ for t in "$@"; do
     [ -d "$regress" ] || regress=""
     # The working corpus comes first: libFuzzer adds what it finds there.
     set -f  # flags and regress are word lists, never globs
-    "$bin" -timeout=1 -rss_limit_mb=512 -max_total_time="$secs" -print_final_stats=1 \
+    "$bin" -timeout=10 -rss_limit_mb=512 -max_total_time="$secs" -print_final_stats=1 \
         -artifact_prefix="$found/" $flags "$work/corpus" "$work/seeds" $regress \
         > "$work/log" 2>&1
     rc=$?

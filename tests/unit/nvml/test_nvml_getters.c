@@ -138,8 +138,10 @@ static void start(int shared)
     ck_assert_int_eq(p_nvmlInit_v2(), NVML_SUCCESS);
     ck_assert_msg(!shared || mk_state_open_existing(&live, mk_test_path(dir, "state"), err,
                                                     sizeof err) == 0, "live state: %s", err);
+    /* The lost GPU's handle comes with GPU_IS_LOST, as from the driver. */
     for (unsigned i = 0; i < NGPU; i++)
-        ck_assert_int_eq(p_nvmlDeviceGetHandleByIndex_v2(i, &gpu[i]), NVML_SUCCESS);
+        ck_assert_int_eq(p_nvmlDeviceGetHandleByIndex_v2(i, &gpu[i]),
+                         i == LOST ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
 }
 
 static void setup(void) { start(0); }
