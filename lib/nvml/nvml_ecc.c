@@ -18,6 +18,16 @@ static nvmlReturn_t ecc_gpu(nvmlDevice_t device, mk_ref *r, mk_fn fn)
     return r->d->ecc_enabled ? NVML_SUCCESS : mk_unsupported(fn);
 }
 
+/* The same for a GPU or one of its MIG devices, which share its memory and
+ * so its counters (nvidia-smi's MIG table shows them). */
+static nvmlReturn_t ecc_any(nvmlDevice_t device, mk_ref *r, mk_fn fn)
+{
+    nvmlReturn_t rc = mk_any_live(device, r);
+    if (rc)
+        return rc;
+    return r->d->ecc_enabled ? NVML_SUCCESS : mk_unsupported(fn);
+}
+
 static int kinds_valid(nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType)
 {
     return (unsigned)errorType < NVML_MEMORY_ERROR_TYPE_COUNT &&
@@ -70,7 +80,9 @@ MK_API nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMem
 {
     mk_ref r;
     MK_ENTER(nvmlDeviceGetMemoryErrorCounter);
-    MK_ECC_GPU(device, &r, nvmlDeviceGetMemoryErrorCounter);
+    nvmlReturn_t rc = ecc_any(device, &r, MK_FN_nvmlDeviceGetMemoryErrorCounter);
+    if (rc)
+        return rc;
     MK_NONNULL(count);
     if (!kinds_valid(errorType, counterType) || (unsigned)locationType >= NVML_MEMORY_LOCATION_COUNT)
         return NVML_ERROR_INVALID_ARGUMENT;

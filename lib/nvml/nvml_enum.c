@@ -139,9 +139,11 @@ MK_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
     mk_ref r;
     MK_ENTER(nvmlDeviceGetIndex);
-    MK_GPU(device, &r);
+    MK_ANY(device, &r);
     MK_NONNULL(index);
-    *index = r.gpu;
+    /* A MIG device answers its index on its GPU: nvidia-smi's MIG table
+     * shows it as "MIG Dev", and skips devices without one. */
+    *index = r.mig >= 0 ? (unsigned)r.mig : r.gpu;
     return NVML_SUCCESS;
 }
 

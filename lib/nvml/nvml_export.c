@@ -60,19 +60,24 @@ static int trace_slots; /* MOKKA_TRACE_EXPORT, read when the table is handed out
 /* --- the slots nvidia-smi 535 reads, by number ---------------------------------- */
 
 /* 23: the PCIe path between two devices named by their PCI bus id strings
- * (topo -m, for every pair of rows: GPUs and NICs). Writes an
- * nvmlGpuTopologyLevel_t. A failure makes topo -m print "Failed to run
- * topology matrix". */
+ * (topo -m, for every pair of rows: GPUs and NICs), in nvidia-smi's own
+ * numbering, the index of its label table: 0 PIX, 1 PXB, 2 PHB, 3 NODE,
+ * 4 SYS (5 and up are NV1, NV2 ..., which nvidia-smi works out itself from
+ * the NVLink calls). A failure makes topo -m print "Failed to run topology
+ * matrix"; an NVML level (50 for SYS) prints "Unknown". */
 static nvmlReturn_t pci_path(uintptr_t a, uintptr_t b, uintptr_t out)
 {
     nvmlDevice_t da, db;
+    nvmlGpuTopologyLevel_t level;
     if (!a || !b || !out)
         return NVML_ERROR_INVALID_ARGUMENT;
     nvmlReturn_t rc = nvmlDeviceGetHandleByPciBusId_v2((const char *)a, &da);
     if (rc == NVML_SUCCESS)
         rc = nvmlDeviceGetHandleByPciBusId_v2((const char *)b, &db);
     if (rc == NVML_SUCCESS)
-        rc = nvmlDeviceGetTopologyCommonAncestor(da, db, (nvmlGpuTopologyLevel_t *)out);
+        rc = nvmlDeviceGetTopologyCommonAncestor(da, db, &level);
+    if (rc == NVML_SUCCESS) /* INTERNAL 0, SINGLE 10 ... SYSTEM 50 */
+        *(unsigned *)out = level < NVML_TOPOLOGY_SINGLE ? 0 : (unsigned)level / 10 - 1;
     return rc;
 }
 

@@ -59,9 +59,12 @@ MK_API nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Mem
 {
     mk_ref r;
     MK_ENTER(nvmlDeviceGetBAR1MemoryInfo);
-    MK_LIVE(device, &r);
+    MK_ANY_LIVE(device, &r);
     MK_NONNULL(bar1Memory);
-    bar1Memory->bar1Total = r.d->bar1_total;
+    /* A MIG device gets its memory slices' share of the aperture. */
+    bar1Memory->bar1Total = r.m && r.d->mig_mem_slices
+        ? r.d->bar1_total / r.d->mig_mem_slices * r.d->migp[r.m->profile].mem_slices
+        : r.d->bar1_total;
     bar1Memory->bar1Used = r.d->bar1_total ? 1ull << 20 : 0; /* the driver maps a little at idle */
     bar1Memory->bar1Free = bar1Memory->bar1Total - bar1Memory->bar1Used;
     return NVML_SUCCESS;

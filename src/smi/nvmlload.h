@@ -28,7 +28,7 @@
     X(nvmlDeviceGetMemoryInfo) X(nvmlDeviceGetMemoryInfo_v2) X(nvmlDeviceGetBAR1MemoryInfo) \
     X(nvmlDeviceGetComputeMode) X(nvmlDeviceGetUtilizationRates) \
     X(nvmlDeviceGetEncoderUtilization) X(nvmlDeviceGetDecoderUtilization) \
-    X(nvmlDeviceGetEccMode) X(nvmlDeviceGetTotalEccErrors) \
+    X(nvmlDeviceGetEccMode) X(nvmlDeviceGetTotalEccErrors) X(nvmlDeviceGetMemoryErrorCounter) \
     X(nvmlDeviceGetTemperature) X(nvmlDeviceGetTemperatureThreshold) \
     X(nvmlDeviceGetPowerUsage) X(nvmlDeviceGetPowerManagementLimit) \
     X(nvmlDeviceGetEnforcedPowerLimit) X(nvmlDeviceGetPowerManagementDefaultLimit) \

@@ -423,6 +423,12 @@ static void put_mig_device(json_t *arr, nvmlDevice_t m, unsigned j)
     put(shared, "jpg_count", rc, json_integer(a.sharedJpegCount));
     put_fb_memory(o, m);
     put_bar1(o, m);
+    /* A MIG device shares its GPU's memory and so its ECC counters. */
+    unsigned long long unc = 0;
+    put(sub(sub(o, "ecc_errors"), "volatile"), "uncorrectable",
+        MK_NV(N, nvmlDeviceGetMemoryErrorCounter, m, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+              NVML_VOLATILE_ECC, NVML_MEMORY_LOCATION_DRAM, &unc),
+        json_integer((json_int_t)unc));
     json_array_append_new(arr, o);
 }
 
@@ -479,7 +485,10 @@ static json_t *gather_gpu(unsigned index)
     put_str(g, "vbios_version", N->nvmlDeviceGetVbiosVersion, h);
     PUT(g, "multigpu_board", MK_NV(N, nvmlDeviceGetMultiGpuBoard, h, &v),
         json_string(v ? "Yes" : "No"));
-    PUT(g, "board_id", MK_NV(N, nvmlDeviceGetBoardId, h, &v), hexnum(v, 1));
+    char board[16];
+    nvmlReturn_t brc = MK_NV(N, nvmlDeviceGetBoardId, h, &v);
+    snprintf(board, sizeof board, "0x%x", v); /* nvidia-smi writes this one in lower case */
+    put(g, "board_id", brc, json_string(board));
     put_str(g, "board_part_number", N->nvmlDeviceGetBoardPartNumber, h);
     put_inforom(g, h);
     put_pci(g, h);

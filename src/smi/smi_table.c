@@ -47,11 +47,14 @@ static const char *short_compute_mode(json_t *g)
     return s;
 }
 
-/* Volatile uncorrected ECC errors, "Off" when ECC is disabled. */
+/* Volatile uncorrected ECC errors, "Off" when ECC is disabled; a GPU in
+ * MIG mode counts per MIG device, and nvidia-smi shows "On" in its place. */
 static const char *ecc(char *buf, size_t len, json_t *g)
 {
     if (strcmp(mk_smi_str(g, "ecc_mode.current"), "Disabled") == 0)
         return "Off";
+    if (strcmp(mk_smi_str(g, "mig_mode.current"), "Enabled") == 0)
+        return "On";
     return num(buf, len, g, "ecc_errors.volatile.uncorrectable", "");
 }
 
@@ -116,21 +119,22 @@ static void mig_table(json_t *gpus, FILE *f)
           f);
     json_array_foreach(gpus, i, g) {
         json_array_foreach(json_object_get(g, "mig_devices"), j, m) {
-            char gi[16], ci[16], mem[48], bar1[48], sm[16], ce[16], enc[16], dec[16], ofa[16],
-                jpg[16];
-            fprintf(f, "|%3lld%5s%4s%4lld  |          %21s |%3s   %4s |%3s %3s  %3s  %3s  %3s |\n",
+            char gi[16], ci[16], mem[48], bar1[48], sm[16], unc[16], ce[16], enc[16], dec[16],
+                ofa[16], jpg[16];
+            fprintf(f, "|%3lld%5s%4s%4lld  |           %19s  |%3s   %4s |%3s %3s  %3s  %3s  %3s |\n",
                     (long long)json_integer_value(json_object_get(g, "index")),
                     num(gi, sizeof gi, m, "gpu_instance_id", ""),
                     num(ci, sizeof ci, m, "compute_instance_id", ""),
                     (long long)json_integer_value(json_object_get(m, "index")),
                     usage(mem, sizeof mem, mk_smi_at(m, "fb_memory_usage")),
                     num(sm, sizeof sm, m, "device_attributes.shared.multiprocessor_count", ""),
-                    "N/A", num(ce, sizeof ce, m, "device_attributes.shared.copy_engine_count", ""),
+                    num(unc, sizeof unc, m, "ecc_errors.volatile.uncorrectable", ""),
+                    num(ce, sizeof ce, m, "device_attributes.shared.copy_engine_count", ""),
                     num(enc, sizeof enc, m, "device_attributes.shared.encoder_count", ""),
                     num(dec, sizeof dec, m, "device_attributes.shared.decoder_count", ""),
                     num(ofa, sizeof ofa, m, "device_attributes.shared.ofa_count", ""),
                     num(jpg, sizeof jpg, m, "device_attributes.shared.jpg_count", ""));
-            fprintf(f, "|%18s|          %21s |%11s|%23s|\n", "",
+            fprintf(f, "|%18s|           %19s  |%11s|%23s|\n", "",
                     usage(bar1, sizeof bar1, mk_smi_at(m, "bar1_memory_usage")), "", "");
             fputs(MIG_RULE, f);
         }

@@ -354,7 +354,7 @@ static const struct getter {
     G(nvmlDeviceGetEncoderCapacity, 0) G(nvmlDeviceGetEncoderStats, 0)
     G(nvmlDeviceGetEncoderSessions, 0) G(nvmlDeviceGetFBCStats, 0) G(nvmlDeviceGetFBCSessions, 0)
     G(nvmlDeviceGetTotalEccErrors, 0) G(nvmlDeviceGetDetailedEccErrors, 0)
-    G(nvmlDeviceGetMemoryErrorCounter, 0) G(nvmlDeviceGetRetiredPages, 0)
+    G(nvmlDeviceGetMemoryErrorCounter, MIG_OK) G(nvmlDeviceGetRetiredPages, 0)
     G(nvmlDeviceGetRetiredPages_v2, 0) G(nvmlDeviceGetRetiredPagesPendingStatus, 0)
     G(nvmlDeviceGetRemappedRows, 0) G(nvmlDeviceGetRemappedRows_v2, 0)
     G(nvmlDeviceGetRowRemapperHistogram, 0)
