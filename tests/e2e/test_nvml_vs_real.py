@@ -4,6 +4,10 @@ without a driver: the text of every error code, and the answer of calls
 made before nvmlInit. nvmlInit itself is never called on the real library
 (without a driver it may create /dev/nvidiactl as root).
 
+The private export table nvidia-smi asks for (nvmlInternalGetExportTable)
+is compared in what needs no driver: the answer to an id neither knows, to
+NULL arguments, and the size word of the table nvidia-smi 535 reads.
+
 Not compared: nvmlShutdown without nvmlInit. NVIDIA documents
 NVML_ERROR_UNINITIALIZED and Mokka answers that, but the 535 library
 answers NVML_SUCCESS when no driver is loaded.
@@ -76,6 +80,26 @@ class VersusRealTest(unittest.TestCase):
                 real = call(self.real)
                 self.assertEqual(real, NVML_ERROR_UNINITIALIZED)
                 self.assertEqual(call(self.mock), real)
+
+
+    def test_export_table_ids_and_arguments(self):
+        smi_id = bytes.fromhex('c4fe3e6cc98f6c4ea327ee696e12f7c4')
+        unknown = bytes(16)
+        for lib in (self.real, self.mock):
+            lib.nvmlInternalGetExportTable.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        answers = []
+        for lib in (self.real, self.mock):
+            table = ctypes.c_void_p(1)
+            rc = lib.nvmlInternalGetExportTable(ctypes.byref(table), unknown)
+            answers.append((rc, table.value,
+                            lib.nvmlInternalGetExportTable(None, smi_id),
+                            lib.nvmlInternalGetExportTable(ctypes.byref(table), None)))
+            table = ctypes.c_void_p()
+            self.assertEqual(lib.nvmlInternalGetExportTable(ctypes.byref(table), smi_id), 0)
+            answers.append(ctypes.c_uint64.from_address(table.value).value)
+        self.assertEqual(answers[0], answers[2])
+        self.assertEqual(answers[0], (2, None, 2, 2))
+        self.assertEqual(answers[1], answers[3])   # the size word: 1960 in 535
 
 
 if __name__ == '__main__':

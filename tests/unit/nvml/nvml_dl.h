@@ -39,7 +39,7 @@
     X(nvmlDeviceGetGpuInstanceById) X(nvmlGpuInstanceGetComputeInstanceById) \
     X(nvmlGpuInstanceGetInfo) X(nvmlComputeInstanceGetInfo_v2) \
     X(nvmlDeviceGetGpuInstanceProfileInfo) X(nvmlGpuInstanceGetComputeInstanceProfileInfo) \
-    X(nvmlDeviceGetTemperature)
+    X(nvmlDeviceGetTemperature) X(nvmlInternalGetExportTable)
 
 static struct {
 #define NV_MEMBER(name) __typeof__(name) *name;
