@@ -177,9 +177,8 @@ class NvidiaSmiTest(CliTest):
                     p = self.smi(args, config)
                     self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr[-2000:])
                     self.assertNotIn('Mismatch in versions', p.stdout + p.stderr)
-                    # pmon prints nothing (see README, nvidia-smi compatibility);
-                    # nvlink -s nothing on GPUs without NVLink, as on real ones
-                    if not args or args[0] not in ('pmon', 'nvlink'):
+                    # nvlink -s prints nothing on GPUs without NVLink, as on real ones
+                    if not args or args[0] != 'nvlink':
                         self.assertTrue(p.stdout.strip(), args)
 
     def test_mig_layouts_without_mig_say_so(self):
@@ -332,6 +331,13 @@ class NvidiaSmiTest(CliTest):
         self.assertEqual(len(rows), 16, out)
         for r in rows:
             self.assertEqual(r[1:3], ['312', '41'], r)   # pwr W, gtemp C
+
+    def test_pmon_lists_the_processes_of_every_gpu(self):
+        out = self.smi(['pmon', '-c', '1'], self.config('procs', PROCESSES)).stdout
+        rows = [ln.split() for ln in out.splitlines() if not ln.startswith('#')]
+        self.assertEqual(rows, [['0', '777', 'C+G', '-', '-', '-', '-', 'Xorg'],
+                                ['0', '4242', 'C', '-', '-', '-', '-', 'python3', 'train.p'],
+                                ['1', '-', '-', '-', '-', '-', '-', '-']])
 
     def test_processes_in_the_table_the_report_and_the_query(self):
         config = self.config('procs', PROCESSES)
