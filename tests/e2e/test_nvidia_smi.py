@@ -9,7 +9,8 @@ real A100 gives.
 
 The nvidia-smi is MOKKA_NVIDIA_SMI, else Debian's (package nvidia-smi,
 /usr/lib/nvidia/current/nvidia-smi; sh ci/deps.sh installs it); without one
-the module skips, saying so.
+the module skips, saying so. The builds of other driver lines that
+ci/smi-builds.sh unpacks (525 and 470 in Debian 12) run the main layouts too.
 
 Env: MOKKA_BUILD, MOKKA_SRC, MOKKA_SAN (see cli_support.py)."""
 import csv
@@ -23,6 +24,8 @@ import xml.etree.ElementTree as ET
 from cli_support import CliTest, LIB, MIG_MIXED
 
 SMI = os.environ.get('MOKKA_NVIDIA_SMI') or '/usr/lib/nvidia/current/nvidia-smi'
+# nvidia-smi builds of other driver lines, unpacked by ci/smi-builds.sh.
+SMI_BUILDS = os.environ.get('MOKKA_SMI_BUILDS') or '/var/cache/mokka/nvidia-smi'
 
 H100 = """\
 version: 1.0
@@ -180,6 +183,26 @@ class NvidiaSmiTest(CliTest):
                     # nvlink -s prints nothing on GPUs without NVLink, as on real ones
                     if not args or args[0] != 'nvlink':
                         self.assertTrue(p.stdout.strip(), args)
+
+    def test_other_driver_lines_run_too(self):
+        builds = sorted(os.path.join(SMI_BUILDS, d, 'nvidia-smi') for d in
+                        (os.listdir(SMI_BUILDS) if os.path.isdir(SMI_BUILDS) else []))
+        if not builds:
+            self.skipTest('no other nvidia-smi builds in %s (sh ci/smi-builds.sh fetches them)'
+                          % SMI_BUILDS)
+        u = self.render(None)
+        for smi in builds:
+            for args in (['-L'], [], ['-q'], ['-x', '-q'], ['topo', '-m'], ['nvlink', '-s'],
+                         ['dmon', '-c', '1'], ['pmon', '-c', '1'],
+                         ['--query-gpu=name,uuid,memory.total', '--format=csv,noheader']):
+                with self.subTest(build=smi, args=' '.join(args)):
+                    env = dict(self.env, LD_PRELOAD=LIB)
+                    p = subprocess.run([smi] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       universal_newlines=True, env=env, timeout=120)
+                    self.assertEqual(p.returncode, 0, p.stdout[-1000:] + p.stderr[-1000:])
+                    if args == ['-L']:
+                        self.assertEqual(p.stdout.splitlines()[0], 'GPU 0: %s (UUID: %s)' % (
+                            u['devices'][0]['name'], u['devices'][0]['uuid']))
 
     def test_mig_layouts_without_mig_say_so(self):
         for args in MIG_LAYOUTS:
