@@ -33,4 +33,8 @@ void mk_smi_print_table(json_t *doc, FILE *f);
 void mk_smi_print_list(json_t *doc, FILE *f);
 void mk_smi_print_query(json_t *doc, FILE *f);
 
+/* nvidia-smi's lines for a GPU without a handle ("gpu " in -L, "GPU" before
+ * the table), with its advice for a lost GPU (smi_list.c). */
+void mk_smi_print_handle_error(FILE *f, const char *gpu, long long index, const char *why);
+
 #endif

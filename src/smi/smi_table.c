@@ -179,9 +179,18 @@ void mk_smi_print_table(json_t *doc, FILE *f)
         fputs("No devices were found\n", f);
         return;
     }
-    header(doc, f);
     size_t i;
     json_t *g;
+    /* nvidia-smi prints no table when a GPU has no handle, only why. */
+    json_array_foreach(gpus, i, g) {
+        json_t *err = json_object_get(g, "error");
+        if (json_is_string(err)) {
+            mk_smi_print_handle_error(f, "GPU", json_integer_value(json_object_get(g, "index")),
+                                      json_string_value(err));
+            return;
+        }
+    }
+    header(doc, f);
     json_array_foreach(gpus, i, g)
         gpu_rows(g, f);
     mig_table(gpus, f);

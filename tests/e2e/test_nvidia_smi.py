@@ -376,7 +376,7 @@ class NvidiaSmiTest(CliTest):
     # --- mokka smi is nvidia-smi's twin ------------------------------------------------
 
     def test_mokka_smi_prints_the_list_and_table_line_for_line(self):
-        universes = dict(UNIVERSES, processes=PROCESSES)
+        universes = dict(UNIVERSES, processes=PROCESSES, faults=FAULTS)
         for name, text in universes.items():
             config = self.config(name, text)
             for args in (['-L'], []):
