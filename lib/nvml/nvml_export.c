@@ -59,6 +59,16 @@ static int trace_slots; /* MOKKA_TRACE_EXPORT, read when the table is handed out
 
 /* --- the slots nvidia-smi 535 reads, by number ---------------------------------- */
 
+/* The shape of most device slots: a GPU handle and an unsigned to fill. */
+static nvmlReturn_t gpu_uint(uintptr_t dev, uintptr_t out, unsigned (*value)(const mk_ref *))
+{
+    mk_ref r;
+    MK_GPU((nvmlDevice_t)dev, &r);
+    MK_NONNULL((void *)out);
+    *(unsigned *)out = value(&r);
+    return NVML_SUCCESS;
+}
+
 /* 23: the PCIe path between two devices named by their PCI bus id strings
  * (topo -m, for every pair of rows: GPUs and NICs), in nvidia-smi's own
  * numbering, the index of its label table: 0 PIX, 1 PXB, 2 PHB, 3 NODE,
@@ -92,14 +102,16 @@ static nvmlReturn_t log_sink(uintptr_t fmt, uintptr_t stream_name, uintptr_t str
 /* 72: whether nvidia-smi may show a GPU in dmon, pmon and topo -m: a device
  * handle and an unsigned flag. Answering NOT_SUPPORTED makes dmon and pmon
  * print "Not supported on the device(s)"; a 0 flag skips the GPU. */
+static unsigned yes(const mk_ref *r)
+{
+    (void)r;
+    return 1;
+}
+
 static nvmlReturn_t monitored(uintptr_t dev, uintptr_t out, uintptr_t unused)
 {
-    mk_ref r;
     (void)unused;
-    MK_GPU((nvmlDevice_t)dev, &r);
-    MK_NONNULL((void *)out);
-    *(unsigned *)out = 1;
-    return NVML_SUCCESS;
+    return gpu_uint(dev, out, yes);
 }
 
 /* 81: a device handle by index, with flags (nvidia-smi passes 0x22). On an
@@ -174,26 +186,29 @@ static nvmlReturn_t enforced_power_limit(uintptr_t dev, uintptr_t out, uintptr_t
  * in -q, pcie.link.gen.hostmax): a handle and an unsigned. Found between
  * nvmlDeviceGetGpuMaxPcieLinkGeneration and nvmlDeviceGetMaxPcieLinkWidth
  * in the -q call sequence. The universe's slot is as fast as the GPU. */
+static unsigned host_gen(const mk_ref *r)
+{
+    return r->d->pcie_max_gen;
+}
+
 static nvmlReturn_t host_max_pcie_gen(uintptr_t dev, uintptr_t out, uintptr_t unused)
 {
-    mk_ref r;
     (void)unused;
-    MK_GPU((nvmlDevice_t)dev, &r);
-    MK_NONNULL((void *)out);
-    *(unsigned *)out = r.d->pcie_max_gen;
-    return NVML_SUCCESS;
+    return gpu_uint(dev, out, host_gen);
 }
 
 /* 242: the addressing mode ("Addressing Mode" in -q): 0 is None, what a
  * discrete GPU on an x86 host without HMM or ATS reports. */
+static unsigned none(const mk_ref *r)
+{
+    (void)r;
+    return 0;
+}
+
 static nvmlReturn_t addressing_mode(uintptr_t dev, uintptr_t out, uintptr_t unused)
 {
-    mk_ref r;
     (void)unused;
-    MK_GPU((nvmlDevice_t)dev, &r);
-    MK_NONNULL((void *)out);
-    *(unsigned *)out = 0;
-    return NVML_SUCCESS;
+    return gpu_uint(dev, out, none);
 }
 
 /* Slots seen in use and left NOT_SUPPORTED, each N/A on the GPUs Mokka
