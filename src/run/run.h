@@ -117,8 +117,9 @@ int mk_plugin_resolve(const char *plugin, char *const *args, size_t nargs, mk_pl
 /* Builds out->envp from the current environment: LD_PRELOAD,
  * LD_LIBRARY_PATH, MOCK_CONFIG_PATH, MOKKA_STATE_DIR and MOKKA_NODE_NAME are
  * set for the mock; the plugin's own flag twins (MIG_STRATEGY,
- * FAIL_ON_INIT_ERROR, ...) and other Mokka variables are removed unless
- * given with --env, so that the command line alone decides. */
+ * FAIL_ON_INIT_ERROR, ...), other Mokka variables and NVIDIA_VISIBLE_DEVICES
+ * are removed unless given with --env, so that the command line alone
+ * decides. */
 int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t errlen);
 void mk_plugin_cmd_free(mk_plugin_cmd *c);
 
