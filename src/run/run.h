@@ -139,6 +139,8 @@ typedef struct mk_runenv {
     mk_suite_var *vars;
     char **var_text;
     size_t nvars;
+    const mk_sandbox *sandbox;  /* exec steps: entered before the command (may be NULL) */
+    char *const *plugin_env;    /* exec steps: the environment they start from */
 } mk_runenv;
 
 /* Fills the environment. With a universe u the variables are gpus, node,
@@ -150,6 +152,14 @@ int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_univer
 /* Adds or replaces a variable ("NAME=VALUE", as --var gives it). */
 int mk_runenv_var(mk_runenv *r, const char *assignment);
 void mk_runenv_free(mk_runenv *r);
+
+/* execstep.c: lets the suites of `mokka run` run exec steps: each command
+ * runs in sandbox sb (entered as the plugin enters it) with plugin_env and
+ * the step's variables over it, in a process group of its own that dies
+ * with mokka (SIGKILL); its stdout and stderr are captured; at its
+ * timeout or a cancel the whole group is killed, and when it exits what it
+ * left in its group is killed too. Both stay owned by the caller. */
+void mk_runenv_exec_in(mk_runenv *r, const mk_sandbox *sb, char *const *plugin_env);
 
 
 #endif
