@@ -323,7 +323,7 @@ static void log_result(mk_sb *log, const char *allocated, const mk_exec_req *req
 }
 
 int mk_exec_run(mk_suite_env *env, const mk_vars *vars, const mk_execstep *st,
-                mk_exec_res *res, mk_sb *log, char *err, size_t errlen)
+                mk_exec_res *res, char **allocated_out, mk_sb *log, char *err, size_t errlen)
 {
     char cmd[200];
     memset(res, 0, sizeof *res);
@@ -355,6 +355,6 @@ int mk_exec_run(mk_suite_env *env, const mk_vars *vars, const mk_execstep *st,
         snprintf(err, errlen, "exec %s: %s", cmd, why);
     strs_free(argv);
     strs_free(envv);
-    free(allocated);
+    *allocated_out = allocated;
     return rc == 0 ? 0 : -1;
 }

@@ -200,10 +200,11 @@ typedef struct mk_execstep {
 int mk_exec_parse(const mk_ynode *n, mk_execstep **steps, size_t *nsteps, mk_diags *d);
 void mk_exec_free(mk_execstep *steps, size_t n);
 /* Runs one step in env: the allocation, then the command. 0 with *res
- * filled and what it did appended to log (for the report's system-out);
- * -1 with err when it could not run (the case is an ERROR). */
+ * filled, *allocated the ids an as-allocated step got (comma-separated,
+ * malloc'd; else NULL) and what it did appended to log (for the report's
+ * system-out); -1 with err when it could not run (the case is an ERROR). */
 int mk_exec_run(mk_suite_env *env, const mk_vars *vars, const mk_execstep *st,
-                mk_exec_res *res, mk_sb *log, char *err, size_t errlen);
+                mk_exec_res *res, char **allocated, mk_sb *log, char *err, size_t errlen);
 /* "'nvidia-smi -L'" for messages. */
 void mk_exec_describe(const mk_execstep *st, char *buf, size_t len);
 

@@ -38,6 +38,7 @@ typedef struct runner {
     mk_exec_res exec;            /* the case's last exec step's result */
     int ran_exec;
     mk_sb exec_log;              /* what its exec steps did, for system-out */
+    mk_suite_var allocated;      /* ${allocated} of its last as-allocated step */
     size_t last_exec_at;         /* where the last step's part of exec_log starts */
 } runner;
 
@@ -172,6 +173,15 @@ static void inject_text(const mk_inject *inj, char *buf, size_t len)
     }
 }
 
+/* ${allocated} for the rest of the case (NULL: none); takes ids. */
+static void set_allocated(runner *r, char *ids)
+{
+    free((char *)r->allocated.value);
+    r->allocated = (mk_suite_var){"allocated", ids};
+    r->vars.local = ids ? &r->allocated : NULL;
+    r->vars.nlocal = ids ? 1 : 0;
+}
+
 /* Runs exec step i; 0, -1 with err (ERROR), 1 with err when it ran past its
  * timeout (the case fails). */
 static int run_exec(runner *r, size_t i, char *err, size_t errlen)
@@ -180,7 +190,11 @@ static int run_exec(runner *r, size_t i, char *err, size_t errlen)
     mk_exec_res_free(&r->exec);
     r->ran_exec = 0;
     r->last_exec_at = r->exec_log.len;
-    if (mk_exec_run(r->env, &r->vars, st, &r->exec, &r->exec_log, err, errlen) != 0)
+    char *allocated = NULL;
+    int rc = mk_exec_run(r->env, &r->vars, st, &r->exec, &allocated, &r->exec_log, err, errlen);
+    if (allocated)
+        set_allocated(r, allocated);
+    if (rc != 0)
         return -1;
     r->ran_exec = 1;
     if (!r->exec.timed_out)
@@ -537,6 +551,7 @@ static mk_status run_case(runner *r)
     r->ran_exec = 0;
     mk_sb_free(&r->exec_log);
     r->last_exec_at = 0;
+    set_allocated(r, NULL);
     progress(r, MK_PROGRESS_DONE, now_ms() - r->start, 0, st);
     return st;
 }
