@@ -112,6 +112,27 @@ static void show_all(mk_visible *v, const mk_universe *u)
         show_gpu(v, u, i, 1);
 }
 
+/* spec without the blanks around it: *s, *len. */
+static void trim(const char *spec, const char **s, size_t *len)
+{
+    *s = spec;
+    *len = strlen(spec);
+    while (**s == ' ' || **s == '\t')
+        (*s)++, (*len)--;
+    while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
+        (*len)--;
+}
+
+int mk_visible_restricted(const char *spec)
+{
+    const char *s;
+    size_t len;
+    if (!spec)
+        return 0;
+    trim(spec, &s, &len);
+    return !is_word(s, len, "all");
+}
+
 int mk_visible_parse(const mk_universe *u, const char *spec, mk_visible *v, char *unknown,
                      size_t len)
 {
@@ -134,16 +155,13 @@ int mk_visible_parse(const mk_universe *u, const char *spec, mk_visible *v, char
         v->mig_base[i] = k;
         k += u->dev[i].nmig;
     }
-    size_t slen = spec ? strlen(spec) : 0;
-    const char *s = spec;
-    while (s && (*s == ' ' || *s == '\t'))
-        s++, slen--;
-    while (slen && (s[slen - 1] == ' ' || s[slen - 1] == '\t'))
-        slen--;
-    if (!spec || is_word(s, slen, "all")) {
+    if (!mk_visible_restricted(spec)) {
         show_all(v, u);
         return 0;
     }
+    const char *s;
+    size_t slen;
+    trim(spec, &s, &slen);
     v->restricted = 1;
     if (slen && !is_word(s, slen, "none") && !is_word(s, slen, "void"))
         read_entries(v, u, spec, unknown, len);

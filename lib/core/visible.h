@@ -44,6 +44,8 @@ typedef struct mk_visible {
 int mk_visible_parse(const mk_universe *u, const char *spec, mk_visible *v, char *unknown,
                      size_t len);
 void mk_visible_free(mk_visible *v);
+/* Whether spec (NULL: unset) narrows the view: anything but unset or "all". */
+int mk_visible_restricted(const char *spec);
 
 /* Whether MIG device j of universe GPU gpu is shown (its GPU visible). */
 static inline int mk_visible_mig(const mk_visible *v, unsigned gpu, size_t j)
