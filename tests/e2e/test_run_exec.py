@@ -14,10 +14,11 @@ that MIG device.
 Needs the sandbox (root or user namespaces) and, for the pynvml cases, a
 python3 with pynvml; skips saying so otherwise."""
 import os
+import subprocess
 import time
 
-from cli_support import MIG_MIXED, PYNVML
-from test_run import REAL, RunTest
+from cli_support import MIG_MIXED, MOKKA, PYNVML, SRC
+from test_run import REAL, RUN_LIMIT, RunTest
 
 # pynvml in the sandbox: how many GPUs, their UUIDs, and GPU 3's health.
 PROBE = r'''
@@ -140,6 +141,19 @@ cases:
         r = self.run_mokka(suite=suite)
         self.assertExit(r, 0)
 
+    def test_example_suite(self):
+        self.need_pynvml()
+        bin_dir = self.path('bin')
+        os.mkdir(bin_dir)
+        os.symlink(PYNVML, os.path.join(bin_dir, 'python3'))   # the python3 with pynvml
+        env = dict(self.env, PATH=bin_dir + ':' + self.env.get('PATH', '/usr/bin:/bin'))
+        argv = self.argv(['--suite', os.path.join(SRC, 'fixtures', 'suites', 'examples',
+                                                   'exec.yaml')])
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, env=env, timeout=RUN_LIMIT)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('PASSED: 4 tests, 4 passed', p.stderr)
+
     def test_lint_names_bad_exec_keys(self):
         path = self.suite('''\
 cases:
@@ -148,8 +162,6 @@ cases:
   - name: b
     expect: {stdout: x}
 ''', name='bad.yaml')
-        import subprocess
-        from cli_support import MOKKA
         p = subprocess.run([MOKKA, 'lint', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            universal_newlines=True, env=self.env)
         self.assertEqual(p.returncode, 2, p.stderr)
