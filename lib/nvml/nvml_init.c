@@ -70,9 +70,9 @@ static int build_view(const mk_universe *u)
     if (mk_visible_parse(u, spec, &mk_L.vis, unknown, sizeof unknown) != 0)
         return -1;
     if (unknown[0])
-        fprintf(stderr, "mokka: %s=%s: no such GPU or MIG device in this universe: %s; left "
-                "out (%zu GPU%s visible)\n", MK_VISIBLE_ENV, spec, unknown, mk_L.vis.n,
-                mk_L.vis.n == 1 ? "" : "s");
+        fprintf(stderr, "mokka: %s=%.200s%s: no such GPU or MIG device in this universe: "
+                "%s; left out (%zu GPU%s visible)\n", MK_VISIBLE_ENV, spec,
+                strlen(spec) > 200 ? "..." : "", unknown, mk_L.vis.n, mk_L.vis.n == 1 ? "" : "s");
     return 0;
 }
 

@@ -403,7 +403,7 @@ static void check_loop(runner *r)
     int need = 1;
     char err[512];
     for (;;) {
-        if (need && exec && r->checks && rerun_exec(r) != 0)
+        if (need && exec && r->c->nexec && r->checks && rerun_exec(r) != 0)
             return;
         if (need) {
             mk_nv_nodes snap;
