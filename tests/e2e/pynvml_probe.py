@@ -373,7 +373,7 @@ def view(*uuids):
                 m = call(N.nvmlDeviceGetMigDeviceHandleByIndex, h, j)
                 if isinstance(m, dict):
                     break
-                g['migs'].append(N.nvmlDeviceGetUUID(N.nvmlDeviceGetMigDeviceHandleByIndex(h, j)))
+                g['migs'].append(N.nvmlDeviceGetUUID(m))
         out['gpus'].append(g)
     for u in uuids:
         h = call(N.nvmlDeviceGetHandleByUUID, u)
