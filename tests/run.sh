@@ -13,6 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 : "${MOKKA_BUILD:=$top}"
 export MOKKA_BUILD MOKKA_SRC="$top"
+# A GPU CI runner's container view must not narrow what the tests see; the
+# tests that are about it set it themselves.
+unset NVIDIA_VISIBLE_DEVICES
 concurrency=0
 [ "${1:-}" = --concurrency ] && { concurrency=1; shift; }
 pattern="${1:-}"

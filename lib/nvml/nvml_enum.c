@@ -1,5 +1,7 @@
 /* nvml_enum.c - finding devices: count, handles by index, UUID, serial and
- * PCI bus id, and a device's index and minor number. */
+ * PCI bus id, and a device's index and minor number, all within the
+ * process's view (NVIDIA_VISIBLE_DEVICES, visible.h): indexes are the
+ * view's, and what it hides is not found. */
 #include <stdio.h>
 #include <strings.h>
 #include "nvml_impl.h"
@@ -7,7 +9,7 @@
 static nvmlReturn_t count(unsigned int *deviceCount)
 {
     MK_NONNULL(deviceCount);
-    *deviceCount = (unsigned)mk_L.ngpus;
+    *deviceCount = (unsigned)mk_L.vis.n;
     return NVML_SUCCESS;
 }
 
@@ -26,12 +28,12 @@ MK_API nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount)
 static nvmlReturn_t by_index(unsigned int index, nvmlDevice_t *device)
 {
     MK_NONNULL(device);
-    if (index >= mk_L.ngpus)
+    if (index >= mk_L.vis.n)
         return NVML_ERROR_INVALID_ARGUMENT;
-    *device = mk_gpu_handle(index);
+    *device = mk_gpu_handle(mk_L.vis.gpu[index]);
     /* As the driver does for a GPU that fell off the bus; the handle is
      * still written, and its identity stays readable. */
-    return mk_gpu_lost(index) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
+    return mk_gpu_lost(mk_L.vis.gpu[index]) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
@@ -55,12 +57,14 @@ static nvmlReturn_t by_uuid(const char *uuid, nvmlDevice_t *device)
     MK_NONNULL(device);
     for (unsigned i = 0; i < u->ndev; i++) {
         const mk_device *d = &u->dev[i];
+        if (!mk_gpu_shown(i))
+            continue;
         if (strcmp(d->uuid, uuid) == 0) {
             *device = mk_gpu_handle(i);
             return NVML_SUCCESS;
         }
         for (unsigned j = 0; j < d->nmig; j++)
-            if (strcmp(d->mig[j].uuid, uuid) == 0) {
+            if (mk_visible_mig(&mk_L.vis, i, j) && strcmp(d->mig[j].uuid, uuid) == 0) {
                 *device = mk_mig_handle(i, j);
                 return NVML_SUCCESS;
             }
@@ -91,7 +95,7 @@ MK_API nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t
     MK_NONNULL(device);
     u = mk_universe_now();
     for (unsigned i = 0; i < u->ndev; i++)
-        if (strcmp(u->dev[i].serial, serial) == 0) {
+        if (mk_gpu_shown(i) && strcmp(u->dev[i].serial, serial) == 0) {
             *device = mk_gpu_handle(i);
             return NVML_SUCCESS;
         }
@@ -115,7 +119,7 @@ static nvmlReturn_t by_bus_id(const char *bus, nvmlDevice_t *device)
     const mk_universe *u = mk_universe_now();
     for (unsigned i = 0; i < u->ndev; i++) {
         const mk_device *d = &u->dev[i];
-        if (d->pci_domain == dom && d->pci_bus == b && d->pci_dev == dv && d->pci_func == fn) {
+        if (mk_gpu_shown(i) && d->pci_domain == dom && d->pci_bus == b && d->pci_dev == dv && d->pci_func == fn) {
             *device = mk_gpu_handle(i);
             return NVML_SUCCESS;
         }
@@ -141,9 +145,11 @@ MK_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
     MK_ENTER(nvmlDeviceGetIndex);
     MK_ANY(device, &r);
     MK_NONNULL(index);
+    if (!mk_gpu_shown(r.gpu))
+        return NVML_ERROR_INVALID_ARGUMENT;
     /* A MIG device answers its index on its GPU: nvidia-smi's MIG table
      * shows it as "MIG Dev", and skips devices without one. */
-    *index = r.mig >= 0 ? (unsigned)r.mig : r.gpu;
+    *index = r.mig >= 0 ? (unsigned)r.mig : (unsigned)mk_L.vis.pos[r.gpu];
     return NVML_SUCCESS;
 }
 

@@ -25,6 +25,7 @@
 #include "strfield.h"
 #include "state.h"
 #include "universe.h"
+#include "visible.h"
 
 /* One id per exported NVML function (generated from exports.list). */
 typedef enum {
@@ -66,6 +67,9 @@ typedef struct mk_lib {
     struct nvmlGpuInstance_st *gis;
     struct nvmlComputeInstance_st *cis;
     size_t ngpus, nmigs, *mig_base;
+    /* the container's view (NVIDIA_VISIBLE_DEVICES, read at the first init):
+     * enumeration hands out only its GPUs and MIG devices, renumbered */
+    mk_visible vis;
     /* hot reload */
     char *config_path;
     _Atomic uint64_t next_reload_check_ns;
@@ -215,7 +219,13 @@ static inline nvmlReturn_t mk_metric_get(const mk_ref *r, mk_metric m, int64_t *
                                                             : NVML_ERROR_NOT_SUPPORTED;
 }
 
-/* Device handle for GPU i / MIG device j of GPU i. */
+/* Whether universe GPU i is in this process's view. */
+static inline int mk_gpu_shown(unsigned i)
+{
+    return mk_L.vis.pos[i] >= 0;
+}
+
+/* Device handle for GPU i / MIG device j of GPU i (universe indexes). */
 static inline nvmlDevice_t mk_gpu_handle(unsigned i)
 {
     return &mk_L.gpus[i];

@@ -1,5 +1,5 @@
 /* nvml_init.c - nvmlInit*, nvmlShutdown: loading the universe, attaching the
- * live state, device handles and fork safety. The context they fill is in
+ * live state, device handles, the process's view and fork safety. The context they fill is in
  * nvml_lib.c, the hot reload in nvml_reload.c.
  *
  * Nothing runs at load time (no constructor, no thread): a host may dlopen
@@ -60,6 +60,22 @@ static int build_handles(const mk_universe *u)
     return 0;
 }
 
+/* The container's view, read from the environment once per first init
+ * (visible.h); what it names that the universe lacks is one stderr line. */
+static int build_view(const mk_universe *u)
+{
+    char unknown[512];
+    const char *spec = getenv(MK_VISIBLE_ENV);
+    mk_visible_free(&mk_L.vis);
+    if (mk_visible_parse(u, spec, &mk_L.vis, unknown, sizeof unknown) != 0)
+        return -1;
+    if (unknown[0])
+        fprintf(stderr, "mokka: %s=%.200s%s: no such GPU or MIG device in this universe: "
+                "%s; left out (%zu GPU%s visible)\n", MK_VISIBLE_ENV, spec,
+                strlen(spec) > 200 ? "..." : "", unknown, mk_L.vis.n, mk_L.vis.n == 1 ? "" : "s");
+    return 0;
+}
+
 static void fork_prepare(void) { pthread_mutex_lock(&mk_L.lock); }
 static void fork_parent(void) { pthread_mutex_unlock(&mk_L.lock); }
 static void fork_child(void)
@@ -102,7 +118,8 @@ static nvmlReturn_t first_init(void)
             return NVML_ERROR_MEMORY;
         }
     }
-    if (mk_live_init(&mk_L.live, &mk_L.st, u) != 0 || build_handles(u) != 0) {
+    if (mk_live_init(&mk_L.live, &mk_L.st, u) != 0 || build_handles(u) != 0 ||
+        build_view(u) != 0) {
         mk_live_free(&mk_L.live);
         mk_state_close(&mk_L.st);
         mk_universe_free(u);

@@ -8,7 +8,8 @@
  * profiles are derived from the GPU instance by slice count, the way the
  * driver offers them (1, 2, 3, 4, 7 or 8 slices, each at most the GI's). The
  * compute-instance profile id is its NVML index, so that a CI's profileId
- * and the profile table agree (go-nvlib matches them). */
+ * and the profile table agree (go-nvlib matches them). MIG devices and GPU
+ * instances that the process's view hides (visible.h) are not listed. */
 #include <stdio.h>
 #include "nvml_impl.h"
 
@@ -113,10 +114,15 @@ MK_API nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, uns
     MK_NONNULL(migDevice);
     if (index >= r.d->mig_slices)
         return NVML_ERROR_INVALID_ARGUMENT;
-    if (!r.d->mig_enabled || index >= r.d->nmig)
+    if (!r.d->mig_enabled)
         return NVML_ERROR_NOT_FOUND;
-    *migDevice = mk_mig_handle(r.gpu, index);
-    return NVML_SUCCESS;
+    /* the index-th MIG device this process's view shows (visible.h) */
+    for (unsigned j = 0, k = 0; j < r.d->nmig; j++)
+        if (mk_visible_mig(&mk_L.vis, r.gpu, j) && k++ == index) {
+            *migDevice = mk_mig_handle(r.gpu, j);
+            return NVML_SUCCESS;
+        }
+    return NVML_ERROR_NOT_FOUND;
 }
 
 MK_API nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
@@ -362,7 +368,7 @@ MK_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int 
         return NVML_ERROR_INVALID_ARGUMENT;
     unsigned n = 0;
     for (size_t j = 0; j < r.d->nmig; j++) {
-        if (r.d->migp[r.d->mig[j].profile].id != profileId)
+        if (r.d->migp[r.d->mig[j].profile].id != profileId || !mk_visible_mig(&mk_L.vis, r.gpu, j))
             continue;
         if (gpuInstances && n < *count)
             gpuInstances[n] = &mk_L.gis[mk_L.mig_base[r.gpu] + j];
@@ -385,7 +391,7 @@ MK_API nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned i
     if (!r.d->mig_enabled)
         return NVML_ERROR_INVALID_STATE;
     for (size_t j = 0; j < r.d->nmig; j++)
-        if (r.d->mig[j].gi_id == id) {
+        if (r.d->mig[j].gi_id == id && mk_visible_mig(&mk_L.vis, r.gpu, j)) {
             *gpuInstance = &mk_L.gis[mk_L.mig_base[r.gpu] + j];
             return NVML_SUCCESS;
         }

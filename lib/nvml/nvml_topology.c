@@ -39,7 +39,8 @@ static nvmlReturn_t list_gpus(const mk_universe *u, int (*keep)(const mk_device 
 {
     unsigned n = 0;
     MK_NONNULL(count);
-    for (unsigned i = 0; i < u->ndev; i++) {
+    for (size_t k = 0; k < mk_L.vis.n; k++) {   /* the view's GPUs, in its order */
+        unsigned i = mk_L.vis.gpu[k];
         if (!keep(&u->dev[i], arg))
             continue;
         if (devices && n < *count)

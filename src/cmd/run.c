@@ -585,6 +585,7 @@ static int run_suites(run *r)
                        r->u, r->run_dir, r->super) != 0)
         return MK_EXIT_ENV;
     env.env.cancel = &mk_cancel;
+    mk_runenv_exec_in(&env, &r->sb, r->cmd.envp);
     if (r->kubelet) {
         r->restart = env.env.restart_plugin;
         env.env.restart_plugin = restart_and_register;

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "bundle/bundle.h"
 #include "smi/smi.h"
+#include "visible.h"
 
 const char cmd_smi_summary[] = "show the GPUs NVML reports, like nvidia-smi";
 const char cmd_smi_help[] =
@@ -17,7 +18,9 @@ const char cmd_smi_help[] =
     "Shows what NVML reports, in nvidia-smi's layouts. It loads libnvidia-ml.so.1\n"
     "with dlopen and calls only NVML's public API, so it reads the real driver on\n"
     "a GPU machine and the mock under `mokka exec`. Values a GPU does not support\n"
-    "show as N/A; other NVML errors show NVML's message (ERR! in the table).\n"
+    "show as N/A; other NVML errors show NVML's message (ERR! in the table). When\n"
+    "NVIDIA_VISIBLE_DEVICES restricts the view (Mokka's library shows only the GPUs\n"
+    "it names, as in a container), a line on stderr says so.\n"
     "\n"
     "Views (default: the nvidia-smi table, then MIG devices and processes):\n"
     "  -L, --list           one line per GPU and MIG device, with UUIDs\n"
@@ -100,6 +103,21 @@ static int mock_library(const smi_opts *o, char *file, size_t len)
     return 0;
 }
 
+/* Under Mokka's library NVIDIA_VISIBLE_DEVICES narrows what NVML shows, as
+ * in a container (the real driver's library ignores it): say so on stderr,
+ * and in the JSON document. */
+static void note_view(json_t *doc)
+{
+    const char *spec = getenv(MK_VISIBLE_ENV);
+    if (!mk_visible_restricted(spec))
+        return;
+    size_t n = json_array_size(json_object_get(doc, "gpus"));
+    mk_info("smi", "the view is restricted: %s=%s shows %zu GPU%s, numbered from 0 as in a "
+            "container (Mokka's library; NVIDIA's ignores the variable)", MK_VISIBLE_ENV, spec,
+            n, n == 1 ? "" : "s");
+    json_object_set_new(doc, "visible_devices", json_string(spec));
+}
+
 static void print_view(const smi_opts *o, json_t *doc)
 {
     switch (o->view) {
@@ -145,6 +163,7 @@ int cmd_smi(int argc, char **argv)
     json_t *doc = mk_smi_gather(&n, sel, nsel);
     free(sel);
     mk_nvml_close(&n);
+    note_view(doc);
     print_view(&o, doc);
     json_decref(doc);
     return MK_EXIT_OK;

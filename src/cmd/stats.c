@@ -18,7 +18,8 @@ const char cmd_stats_help[] =
     "Usage: mokka stats [--state-dir DIR | --pid PID] [--json] [--watch SECONDS]\n"
     "\n"
     "Reads the live state of a running universe: the config, node and driver,\n"
-    "the processes attached, config reloads; per GPU its health (healthy, xid N,\n"
+    "the processes attached (and the GPUs each sees when its NVIDIA_VISIBLE_DEVICES\n"
+    "restricts its view), config reloads; per GPU its health (healthy, xid N,\n"
     "ecc or lost) with XID and ECC counts and the current value of every live\n"
     "metric (* marks values pinned by mokka inject); then the NVML calls per\n"
     "function, most called first, with how many answered NOT_SUPPORTED, and the\n"
@@ -89,6 +90,24 @@ static json_t *calls_json(const mk_view *v, json_t **unsupported, json_int_t *to
     return a;
 }
 
+/* The attached processes whose NVIDIA_VISIBLE_DEVICES narrows their view:
+ * [{pid, visibleDevices, gpus: [universe indexes] or null}]. */
+static json_t *views_json(const mk_view *v)
+{
+    mk_procview *pv;
+    size_t n = mk_view_procviews(v, &pv);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *gpus = pv[i].gpus ? json_array() : json_null();
+        for (size_t j = 0; pv[i].gpus && j < pv[i].n; j++)
+            json_array_append_new(gpus, json_integer(pv[i].gpus[j]));
+        json_array_append_new(a, json_pack("{s:i, s:s, s:o}", "pid", (int)pv[i].pid,
+                                           "visibleDevices", pv[i].spec, "gpus", gpus));
+    }
+    mk_procviews_free(pv, n);
+    return a;
+}
+
 static json_t *report_json(const mk_view *v)
 {
     const mk_state_hdr *h = v->st.hdr;
@@ -102,14 +121,14 @@ static json_t *report_json(const mk_view *v)
         json_array_append_new(gpus, gpu_json(v, i));
     json_t *calls = calls_json(v, &uns, &total);
     uint64_t now = mk_now_real_ns();
-    return json_pack("{s:s, s:o, s:s, s:s, s:I, s:{s:i, s:i, s:o}, s:i, s:o, s:I, s:o, s:o}",
+    return json_pack("{s:s, s:o, s:s, s:s, s:I, s:{s:i, s:i, s:o, s:o}, s:i, s:o, s:I, s:o, s:o}",
                      "state", v->path,
                      "config", h->config_path[0] ? json_string(h->config_path) : json_null(),
                      "node", h->node, "driverVersion", h->driver_version,
                      "uptimeSeconds", (json_int_t)(now > h->epoch_real_ns ?
                                                    (now - h->epoch_real_ns) / 1000000000ull : 0),
                      "processes", "attached", (int)mk_view_attached(v), "alive", (int)alive,
-                     "pids", alive_pids,
+                     "pids", alive_pids, "restrictedViews", views_json(v),
                      "reloads", (int)atomic_load(&h->reloads), "gpus", gpus,
                      "totalCalls", total, "calls", calls, "unsupportedCalls", uns);
 }
@@ -186,6 +205,26 @@ static void print_calls(const json_t *r, FILE *f)
         fprintf(f, "  %s\n", json_string_value(row));
 }
 
+/* "view       pid 42 sees GPU 3, GPU 1 (NVIDIA_VISIBLE_DEVICES=...)" per
+ * process whose view is restricted. */
+static void print_views(const json_t *views, FILE *f)
+{
+    const json_t *pv, *g;
+    size_t i, j;
+    json_array_foreach(views, i, pv) {
+        const json_t *gpus = json_object_get(pv, "gpus");
+        fprintf(f, "view       pid %lld sees ", (long long)jint(pv, "pid"));
+        if (json_is_null(gpus))
+            fprintf(f, "a restricted view");
+        else if (!json_array_size(gpus))
+            fprintf(f, "no GPU");
+        json_array_foreach(gpus, j, g)
+            fprintf(f, "%sGPU %lld", j ? ", " : "", (long long)json_integer_value(g));
+        fprintf(f, " (NVIDIA_VISIBLE_DEVICES=%s; it numbers them from 0)\n",
+                jstr(pv, "visibleDevices"));
+    }
+}
+
 static void print_text(const json_t *r, FILE *f)
 {
     const json_t *p = json_object_get(r, "processes"), *pids = json_object_get(p, "pids"), *x;
@@ -204,6 +243,7 @@ static void print_text(const json_t *r, FILE *f)
     json_array_foreach(pids, i, x)
         fprintf(f, "%s%lld", i ? ", " : " (pid ", (long long)json_integer_value(x));
     fprintf(f, "%s\n", json_array_size(pids) ? ")" : "");
+    print_views(json_object_get(p, "restrictedViews"), f);
     json_array_foreach(gpus, i, x) {
         const char *k;
         json_t *m;

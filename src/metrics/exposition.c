@@ -273,10 +273,41 @@ static void expose_process(FILE *f, const mk_view *v)
     mk_prom_sample(f, "mokka_config_reloads_total", NULL, val);
 }
 
+/* Attached processes whose NVIDIA_VISIBLE_DEVICES restricts their view. */
+static void expose_views(FILE *f, const mk_view *v)
+{
+    mk_procview *pv;
+    size_t n = mk_view_procviews(v, &pv);
+    char pid[16], val[32], gpu[16], index[24];
+    mk_prom_family(f, "mokka_process_visible_gpus", "gauge",
+                   "GPUs an attached process sees when NVIDIA_VISIBLE_DEVICES restricts its "
+                   "view (-1: unknown, no universe to read it against).");
+    for (size_t i = 0; i < n; i++) {
+        snprintf(pid, sizeof pid, "%d", (int)pv[i].pid);
+        snprintf(val, sizeof val, "%lld", pv[i].gpus ? (long long)pv[i].n : -1LL);
+        const char *l[] = { "pid", pid, "visible_devices", pv[i].spec, NULL };
+        mk_prom_sample(f, "mokka_process_visible_gpus", l, val);
+    }
+    mk_prom_family(f, "mokka_process_visible_gpu", "gauge",
+                   "1 per GPU a process with a restricted view sees: gpu is its index in the "
+                   "universe, index the one the process sees.");
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; pv[i].gpus && j < pv[i].n; j++) {
+            snprintf(pid, sizeof pid, "%d", (int)pv[i].pid);
+            snprintf(gpu, sizeof gpu, "%u", pv[i].gpus[j]);
+            snprintf(index, sizeof index, "%zu", j);
+            const char *l[] = { "pid", pid, "gpu", gpu, "uuid", v->st.dev[pv[i].gpus[j]].uuid,
+                                "index", index, NULL };
+            mk_prom_sample(f, "mokka_process_visible_gpu", l, "1");
+        }
+    mk_procviews_free(pv, n);
+}
+
 void mk_expose(FILE *f, const mk_view *v)
 {
     expose_dcgm(f, v);
     expose_health(f, v);
     expose_calls(f, v);
     expose_process(f, v);
+    expose_views(f, v);
 }

@@ -106,12 +106,14 @@ static void put_case(FILE *f, const mk_rcase *c, int show_node)
         fprintf(f, " line=\"%d\"", c->line);
     put_time(f, c->time_ms);
 
-    if (c->status == MK_ST_PASS) {
+    if (c->status == MK_ST_PASS && !c->output) {
         fputs("/>\n", f);
         return;
     }
     fputs(">\n", f);
-    if (c->status == MK_ST_SKIP) {
+    if (c->status == MK_ST_PASS) {
+        /* a passing case keeps only its output (an exec step's) */
+    } else if (c->status == MK_ST_SKIP) {
         fputs("      <skipped", f);
         if (c->message)
             put_attr(f, "message", c->message, MESSAGE_MAX, NULL);

@@ -19,10 +19,11 @@ static const char *const plugin_twins[] = {
     "DP_DISABLE_HEALTHCHECKS", NULL
 };
 
-/* Variables Mokka sets itself. */
+/* Variables Mokka sets itself, and NVIDIA_VISIBLE_DEVICES: a CI runner's
+ * own container view would hide GPUs from the plugin (it sees the node). */
 static const char *const ours[] = {
     "LD_PRELOAD", "LD_LIBRARY_PATH", "MOCK_CONFIG_PATH", "MOKKA_CONFIG", "MOKKA_STATE_DIR",
-    "MOKKA_NODE_NAME", NULL
+    "MOKKA_NODE_NAME", "NVIDIA_VISIBLE_DEVICES", NULL
 };
 
 static int in_list(const char *entry, const char *const *names)

@@ -117,8 +117,9 @@ int mk_plugin_resolve(const char *plugin, char *const *args, size_t nargs, mk_pl
 /* Builds out->envp from the current environment: LD_PRELOAD,
  * LD_LIBRARY_PATH, MOCK_CONFIG_PATH, MOKKA_STATE_DIR and MOKKA_NODE_NAME are
  * set for the mock; the plugin's own flag twins (MIG_STRATEGY,
- * FAIL_ON_INIT_ERROR, ...) and other Mokka variables are removed unless
- * given with --env, so that the command line alone decides. */
+ * FAIL_ON_INIT_ERROR, ...), other Mokka variables and NVIDIA_VISIBLE_DEVICES
+ * are removed unless given with --env, so that the command line alone
+ * decides. */
 int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t errlen);
 void mk_plugin_cmd_free(mk_plugin_cmd *c);
 
@@ -138,6 +139,8 @@ typedef struct mk_runenv {
     mk_suite_var *vars;
     char **var_text;
     size_t nvars;
+    const mk_sandbox *sandbox;  /* exec steps: entered before the command (may be NULL) */
+    char *const *plugin_env;    /* exec steps: the environment they start from */
 } mk_runenv;
 
 /* Fills the environment. With a universe u the variables are gpus, node,
@@ -149,6 +152,14 @@ int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_univer
 /* Adds or replaces a variable ("NAME=VALUE", as --var gives it). */
 int mk_runenv_var(mk_runenv *r, const char *assignment);
 void mk_runenv_free(mk_runenv *r);
+
+/* execstep.c: lets the suites of `mokka run` run exec steps: each command
+ * runs in sandbox sb (entered as the plugin enters it) with plugin_env and
+ * the step's variables over it, in a process group of its own that dies
+ * with mokka (SIGKILL); its stdout and stderr are captured; at its
+ * timeout or a cancel the whole group is killed, and when it exits what it
+ * left in its group is killed too. Both stay owned by the caller. */
+void mk_runenv_exec_in(mk_runenv *r, const mk_sandbox *sb, char *const *plugin_env);
 
 
 #endif

@@ -116,18 +116,6 @@ static int drain(mk_super *s, stream *st)
     return 2;
 }
 
-/* In the child before exec: every signal mokka catches or ignores goes
- * back to its default action (exec would do it, but only at exec). */
-static void default_signals(void)
-{
-    for (int sig = 1; sig < NSIG; sig++) {
-        struct sigaction sa;
-        if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
-            sa.sa_handler != SIG_DFL)
-            signal(sig, SIG_DFL);
-    }
-}
-
 /* fork + exec in a new process group, inside the sandbox. */
 static int spawn(mk_super *s, char *err, size_t errlen)
 {
@@ -165,7 +153,7 @@ static int spawn(mk_super *s, char *err, size_t errlen)
         setpgid(0, 0);
         dup2(out[1], STDOUT_FILENO);
         dup2(er[1], STDERR_FILENO);
-        default_signals();
+        mk_child_default_signals();
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

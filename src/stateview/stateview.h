@@ -1,6 +1,6 @@
 /* stateview.h - live states seen from the CLI: where live-state
  * directories live, which processes are attached, other processes'
- * environments, and finding, opening and reading one state. */
+ * environments and views, and finding, opening and reading one state. */
 #ifndef MOKKA_STATEVIEW_H
 #define MOKKA_STATEVIEW_H
 
@@ -67,6 +67,23 @@ mk_call_row *mk_view_calls(const mk_view *v, size_t *n);
 
 /* "healthy", "xid 79", "ecc" or "lost". */
 void mk_view_health(const mk_view *v, unsigned i, char *buf, size_t len);
+
+
+/* procview.c: the container's view of attached processes: those whose
+ * NVIDIA_VISIBLE_DEVICES (in their environment at start) narrows what the
+ * library shows them (visible.h), and the GPUs they see. */
+typedef struct mk_procview {
+    pid_t pid;
+    char *spec;          /* its NVIDIA_VISIBLE_DEVICES */
+    size_t n;            /* GPUs it sees */
+    unsigned *gpus;      /* [n] their indexes in the universe, in its order; NULL
+                          * when the view has no universe to read spec against */
+} mk_procview;
+
+/* The attached live processes with a restricted view; returns how many,
+ * *out malloc'd (free with mk_procviews_free). */
+size_t mk_view_procviews(const mk_view *v, mk_procview **out);
+void mk_procviews_free(mk_procview *p, size_t n);
 
 
 /* statedir.c: where live-state directories live and how the CLI finds the

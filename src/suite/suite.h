@@ -1,5 +1,5 @@
 /* suite.h - assertion suites: loading a suite file and running it against a
- * node view, with actions (inject, set, restart-plugin, wait) and `within:`
+ * node view, with actions (inject, set, restart-plugin, wait, exec) and `within:`
  * waits, into the report model.
  *
  * The engine never knows whether the built-in kubelet or the API server is
@@ -44,6 +44,28 @@ typedef struct mk_inject {
     unsigned xid;           /* MK_INJECT_XID only */
 } mk_inject;
 
+/* A command of an exec step (a case's `exec:`), for the environment to
+ * run where the plugin runs (mokka run: in the sandbox, on the library). */
+typedef struct mk_exec_req {
+    char *const *argv;        /* NULL-terminated; variables expanded */
+    char *const *env;         /* NAME=VALUE set over the plugin's environment, in
+                               * order (the later wins); NULL-terminated */
+    long long timeout_ms;     /* then it is killed with its process group */
+} mk_exec_req;
+
+/* What it did. Each stream keeps its first MK_EXEC_CAPTURE bytes (NUL
+ * bytes dropped). */
+#define MK_EXEC_CAPTURE (1 << 20)
+typedef struct mk_exec_res {
+    int exited;               /* 1: exited with status `code`; 0: killed by signal `code` */
+    int code;
+    int timed_out;            /* ran past its timeout and was killed */
+    char *out, *err;          /* malloc'd, NUL-terminated */
+    int out_cut, err_cut;     /* it wrote more than was kept */
+    long long ms;
+} mk_exec_res;
+void mk_exec_res_free(mk_exec_res *res);
+
 /* What the runner is doing, for a progress display. */
 typedef enum {
     MK_PROGRESS_CASE,       /* a case starts */
@@ -85,6 +107,10 @@ struct mk_suite_env {
     int (*set)(mk_suite_env *env, unsigned gpu, const char *metric, const char *value,
                char *err, size_t errlen);
     int (*restart_plugin)(mk_suite_env *env, char *err, size_t errlen);
+    /* Runs an exec step's command and waits for it (or its timeout, or
+     * *cancel); -1 with err only when it could not be started at all. */
+    int (*exec)(mk_suite_env *env, const mk_exec_req *req, mk_exec_res *res,
+                char *err, size_t errlen);
 
     /* Optional: the plugin's recent log, attached to failures and to the
      * suite (malloc'd, or NULL). */

@@ -41,6 +41,8 @@ int mk_regex_measure(const char *pat, char *why, size_t len);
 /* mk_regex_measure, then regcomp (REG_EXTENDED | REG_NOSUB); 0, or -1 with
  * why (the limit, or regcomp's own reason). */
 int mk_regex_compile(regex_t *re, const char *pat, char *why, size_t len);
+/* The same with more regcomp flags (REG_NEWLINE for command output). */
+int mk_regex_compile_flags(regex_t *re, const char *pat, int cflags, char *why, size_t len);
 
 /* --- value forms (suite_value.c) ------------------------------------------- */
 
@@ -121,6 +123,7 @@ typedef enum { MK_X_PASS, MK_X_FAIL, MK_X_ERROR } mk_xres;
 typedef struct mk_xctx {
     mk_suite_env *env;
     const mk_vars *vars;
+    const mk_exec_res *exec;       /* the case's last exec step's result, or NULL */
     const mk_nv_node *node;
     const char *resource;          /* the expectation's resource */
     const mk_nv_resource *res;     /* that resource on this node; NULL: not advertised */
@@ -133,7 +136,8 @@ enum {
     MK_XK_DEVICES = 2,       /* needs MK_ENV_DEVICE_LIST */
     MK_XK_NODE_OBJECT = 4,   /* needs MK_ENV_NODE_OBJECTS */
     MK_XK_CALLS_PLUGIN = 8,  /* asks the plugin: under within, re-checked every second too */
-    MK_XK_LIST = 16          /* the value may be a list: one expectation per item */
+    MK_XK_LIST = 16,         /* the value may be a list: one expectation per item */
+    MK_XK_EXEC = 32          /* about the case's last exec: under within, it runs again */
 };
 
 typedef struct mk_expect mk_expect;
@@ -173,6 +177,36 @@ extern const mk_xkind mk_xk_capacity, mk_xk_allocatable, mk_xk_devices,
     mk_xk_topology;
 extern const mk_xkind mk_xk_allocate, mk_xk_preferred;
 extern const mk_xkind mk_xk_condition, mk_xk_label, mk_xk_annotation, mk_xk_taint;
+extern const mk_xkind mk_xk_exit, mk_xk_stdout, mk_xk_stderr;
+
+/* --- exec steps (suite_exec.c) ---------------------------------------------- */
+
+#define MK_EXEC_DEFAULT_TIMEOUT_MS 60000
+
+/* One exec step: a command (argv, or shell text run by /bin/sh -c), its
+ * environment and timeout, and as-allocated: Allocate N devices first and
+ * run it with the environment the plugin answered. */
+typedef struct mk_execstep {
+    int line, col;
+    char **argv;               /* NULL-terminated; variables unexpanded */
+    char **env;                /* NAME=VALUE, NULL-terminated */
+    long long timeout_ms;
+    long long alloc;           /* as-allocated N; 0: none */
+    char *resource;            /* of the allocation */
+} mk_execstep;
+
+/* Parses `exec:` (a string, a map, or a list of them) onto *steps. 0, or -1
+ * after adding errors. */
+int mk_exec_parse(const mk_ynode *n, mk_execstep **steps, size_t *nsteps, mk_diags *d);
+void mk_exec_free(mk_execstep *steps, size_t n);
+/* Runs one step in env: the allocation, then the command. 0 with *res
+ * filled, *allocated the ids an as-allocated step got (comma-separated,
+ * malloc'd; else NULL) and what it did appended to log (for the report's
+ * system-out); -1 with err when it could not run (the case is an ERROR). */
+int mk_exec_run(mk_suite_env *env, const mk_vars *vars, const mk_execstep *st,
+                mk_exec_res *res, char **allocated, mk_sb *log, char *err, size_t errlen);
+/* "'nvidia-smi -L'" for messages. */
+void mk_exec_describe(const mk_execstep *st, char *buf, size_t len);
 
 /* --- the loaded suite ------------------------------------------------------- */
 
@@ -191,6 +225,8 @@ typedef struct mk_case {
     size_t nset;
     int restart;
     long long wait_ms;
+    mk_execstep *exec;
+    size_t nexec;
     mk_expect *x;
     size_t nx;
     long long within_ms;       /* the case's, else the suite's timeout, else 0 */

@@ -212,13 +212,28 @@ static void case_free(mk_case *c)
         free(c->set[i].value);
     }
     free(c->set);
+    mk_exec_free(c->exec, c->nexec);
     mk_expect_free(c->x, c->nx);
+}
+
+/* exit, stdout and stderr check the case's last exec: one is needed. */
+static int check_exec_expectations(const mk_case *c, const mk_ynode *expect, mk_diags *d)
+{
+    int bad = 0;
+    for (size_t i = 0; i < c->nx && !c->nexec; i++)
+        if (c->x[i].kind->flags & MK_XK_EXEC) {
+            mk_diag_add(d, MK_DIAG_ERROR, expect->file, c->x[i].line, c->x[i].col,
+                        "%s checks the case's exec, and this case has none (add exec: "
+                        "{command: [...]})", c->x[i].kind->key);
+            bad = 1;
+        }
+    return bad ? -1 : 0;
 }
 
 static int parse_case(const mk_ynode *m, mk_case *c, long long timeout_ms, mk_diags *d)
 {
     static const char *const keys[] = {"name", "skip", "inject", "set", "restart-plugin",
-                                       "wait", "expect", "within", NULL};
+                                       "wait", "exec", "expect", "within", NULL};
     if (m->kind != MK_Y_MAP) {
         mk_yerr(d, m, "each case must be a map with a name, not %s", kind_name(m));
         return -1;
@@ -248,8 +263,10 @@ static int parse_case(const mk_ynode *m, mk_case *c, long long timeout_ms, mk_di
         bad |= mk_ybool(n, "restart-plugin", &c->restart, d) != 0;
     if ((n = mk_yget(m, "wait")))
         bad |= mk_ydur(n, "wait", &c->wait_ms, d) != 0;
+    if ((n = mk_yget(m, "exec")))
+        bad |= mk_exec_parse(n, &c->exec, &c->nexec, d) != 0;
     if ((n = mk_yget(m, "expect")))
-        bad |= mk_expect_parse(n, &c->x, &c->nx, d) != 0;
+        bad |= mk_expect_parse(n, &c->x, &c->nx, d) != 0 || check_exec_expectations(c, n, d) != 0;
     const mk_ynode *within = mk_yget(m, "within");
     c->within_ms = timeout_ms;
     if (within) {
@@ -259,9 +276,10 @@ static int parse_case(const mk_ynode *m, mk_case *c, long long timeout_ms, mk_di
             bad = 1;
         }
     }
-    if (!bad && !c->ninj && !c->nset && !c->restart && !mk_yget(m, "wait") && !c->nx) {
+    if (!bad && !c->ninj && !c->nset && !c->restart && !mk_yget(m, "wait") && !c->nexec &&
+        !c->nx) {
         mk_yerr(d, m, "case '%s' does nothing: give it an expect, or an action "
-                "(inject, set, restart-plugin, wait)", c->name);
+                "(inject, set, restart-plugin, wait, exec)", c->name);
         bad = 1;
     }
     return bad ? -1 : 0;

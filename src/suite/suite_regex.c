@@ -163,9 +163,14 @@ int mk_regex_measure(const char *pat, char *why, size_t len)
 
 int mk_regex_compile(regex_t *re, const char *pat, char *why, size_t len)
 {
+    return mk_regex_compile_flags(re, pat, 0, why, len);
+}
+
+int mk_regex_compile_flags(regex_t *re, const char *pat, int cflags, char *why, size_t len)
+{
     if (mk_regex_measure(pat, why, len) != 0)
         return -1;
-    int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
+    int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB | cflags);
     if (rc != 0) {
         regerror(rc, re, why, len);
         return -1;

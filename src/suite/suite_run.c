@@ -1,7 +1,8 @@
 /* suite_run.c - running a loaded suite: for each case the actions (inject,
- * set, restart-plugin, wait, in that order), then its expectations on every
- * node to check, retried under `within:` whenever the node view changes
- * (blocking in wait_change, never polling) until they hold or time is up.
+ * set, restart-plugin, wait, exec, in that order), then its expectations on
+ * every node to check, retried under `within:` whenever the node view
+ * changes (blocking in wait_change, never polling) until they hold or time
+ * is up; expectations on an exec run its last step again for each retry.
  * Each case gives one report result per node. */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,11 @@ typedef struct runner {
     size_t nt;
     int checks;                  /* how often the expectations were evaluated */
     long long last_check;
+    mk_exec_res exec;            /* the case's last exec step's result */
+    int ran_exec;
+    mk_sb exec_log;              /* what its exec steps did, for system-out */
+    mk_suite_var allocated;      /* ${allocated} of its last as-allocated step */
+    size_t last_exec_at;         /* where the last step's part of exec_log starts */
 } runner;
 
 static long long now_ms(void)
@@ -167,7 +173,42 @@ static void inject_text(const mk_inject *inj, char *buf, size_t len)
     }
 }
 
-/* The case's actions in order; 0, or -1 with err (the case is an ERROR). */
+/* ${allocated} for the rest of the case (NULL: none); takes ids. */
+static void set_allocated(runner *r, char *ids)
+{
+    free((char *)r->allocated.value);
+    r->allocated = (mk_suite_var){"allocated", ids};
+    r->vars.local = ids ? &r->allocated : NULL;
+    r->vars.nlocal = ids ? 1 : 0;
+}
+
+/* Runs exec step i; 0, -1 with err (ERROR), 1 with err when it ran past its
+ * timeout (the case fails). */
+static int run_exec(runner *r, size_t i, char *err, size_t errlen)
+{
+    const mk_execstep *st = &r->c->exec[i];
+    mk_exec_res_free(&r->exec);
+    r->ran_exec = 0;
+    r->last_exec_at = r->exec_log.len;
+    char *allocated = NULL;
+    int rc = mk_exec_run(r->env, &r->vars, st, &r->exec, &allocated, &r->exec_log, err, errlen);
+    if (allocated)
+        set_allocated(r, allocated);
+    if (rc != 0)
+        return -1;
+    r->ran_exec = 1;
+    if (!r->exec.timed_out)
+        return 0;
+    char cmd[200], limit[32];
+    mk_exec_describe(st, cmd, sizeof cmd);
+    mk_duration_format(st->timeout_ms, limit, sizeof limit);
+    snprintf(err, errlen, "exec %s ran past its timeout of %s and was killed with its process "
+             "group", cmd, limit);
+    return 1;
+}
+
+/* The case's actions in order; 0, -1 with err (the case is an ERROR), or 1
+ * with err (it failed: a command ran past its timeout). */
 static int do_actions(runner *r, char *err, size_t errlen)
 {
     const mk_case *c = r->c;
@@ -213,7 +254,28 @@ static int do_actions(runner *r, char *err, size_t errlen)
         snprintf(err, errlen, "cancelled");
         return -1;
     }
+    for (size_t i = 0; i < c->nexec; i++) {
+        int rc = run_exec(r, i, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
     return 0;
+}
+
+/* Under within: the last exec step again, in place of its previous run in
+ * the log. 0, or what run_exec says with the pending targets settled. */
+static int rerun_exec(runner *r)
+{
+    char err[1024];
+    r->exec_log.len = r->last_exec_at;
+    if (r->exec_log.s)
+        r->exec_log.s[r->exec_log.len] = 0;
+    int rc = run_exec(r, r->c->nexec - 1, err, sizeof err);
+    if (rc < 0)
+        settle_pending(r, MK_ST_ERROR, "action", err);
+    else if (rc > 0)
+        settle_pending(r, MK_ST_FAIL, "timeout", err);
+    return rc;
 }
 
 /* --- expectations ----------------------------------------------------------------- */
@@ -277,7 +339,8 @@ static void evaluate(runner *r, target *t, const mk_nv_nodes *snap)
             settle(r, t, MK_ST_ERROR, "unsupported", mk_xstrdup(why), NULL);
             break;
         }
-        mk_xctx cx = {r->env, &r->vars, node, x->resource, NULL, MK_SB_INIT, MK_SB_INIT};
+        mk_xctx cx = {r->env, &r->vars, r->ran_exec ? &r->exec : NULL, node, x->resource,
+                      NULL, MK_SB_INIT, MK_SB_INIT};
         if (x->kind->flags & MK_XK_RESOURCE)
             cx.res = mk_nv_find_resource(node, x->resource);
         mk_xres res = x->kind->check(x, &cx);
@@ -330,14 +393,18 @@ static void check_loop(runner *r)
 {
     mk_nodesrc *src = r->env->src;
     long long limit = r->c->within_ms;
-    int plugin = 0;
-    for (size_t i = 0; i < r->c->nx; i++)
-        plugin |= (r->c->x[i].kind->flags & MK_XK_CALLS_PLUGIN) != 0;
+    int plugin = 0, exec = 0;
+    for (size_t i = 0; i < r->c->nx; i++) {
+        plugin |= (r->c->x[i].kind->flags & (MK_XK_CALLS_PLUGIN | MK_XK_EXEC)) != 0;
+        exec |= (r->c->x[i].kind->flags & MK_XK_EXEC) != 0;
+    }
     long long t0 = now_ms();
     uint64_t version = 0;
     int need = 1;
     char err[512];
     for (;;) {
+        if (need && exec && r->c->nexec && r->checks && rerun_exec(r) != 0)
+            return;
         if (need) {
             mk_nv_nodes snap;
             err[0] = 0;
@@ -418,6 +485,13 @@ static mk_status emit_targets(runner *r)
                 log = r->env->log_tail(r->env);
             rc->output = mk_xstrdup(log);
         }
+        if (r->exec_log.len) {   /* the commands' output first, then the plugin's log */
+            char *both = mk_xasprintf("%s%s%s", mk_sb_str(&r->exec_log),
+                                      rc->output ? "\n--- the plugin's log ---\n" : "",
+                                      rc->output ? rc->output : "");
+            free(rc->output);
+            rc->output = both;
+        }
         w = worst(w, t->status);
     }
     free(log);
@@ -461,8 +535,11 @@ static mk_status run_case(runner *r)
             rc->output = r->env->log_tail(r->env);
         st = MK_ST_ERROR;
     } else {
-        if (do_actions(r, err, sizeof err) != 0)
+        int acted = do_actions(r, err, sizeof err);
+        if (acted < 0)
             settle_pending(r, MK_ST_ERROR, "action", err);
+        else if (acted > 0)
+            settle_pending(r, MK_ST_FAIL, "timeout", err);
         else if (!c->nx)
             settle_pending(r, MK_ST_PASS, NULL, NULL);
         else
@@ -470,6 +547,11 @@ static mk_status run_case(runner *r)
         st = emit_targets(r);
     }
     free_targets(r);
+    mk_exec_res_free(&r->exec);
+    r->ran_exec = 0;
+    mk_sb_free(&r->exec_log);
+    r->last_exec_at = 0;
+    set_allocated(r, NULL);
     progress(r, MK_PROGRESS_DONE, now_ms() - r->start, 0, st);
     return st;
 }

@@ -46,6 +46,9 @@ void mk_info(const char *cmd, const char *fmt, ...) __attribute__((format(printf
  * outlives the child). -1 when it could not be arranged or the parent is
  * already gone: the child should _exit at once. */
 int mk_child_die_with(pid_t parent, int sig);
+/* In the child before exec: every signal mokka catches or ignores goes back
+ * to its default action (exec would do it, but only at exec). */
+void mk_child_default_signals(void);
 
 /* abstime.c: absolute deadlines for pthread_cond_timedwait: "in 500 ms" on
  * the clock a condition variable waits by. */

@@ -134,9 +134,10 @@ def preload_env():
 
 
 class Probe:
-    """A pynvml program on the mock with a fresh state directory."""
+    """A pynvml program on the mock with a fresh state directory (and the
+    container view NVIDIA_VISIBLE_DEVICES=visible when given)."""
 
-    def __init__(self, test, config=None):
+    def __init__(self, test, config=None, visible=None):
         py = pynvml_python()
         if not py:
             test.skipTest('no python3 with pynvml (install python3-pynvml)')
@@ -149,8 +150,11 @@ class Probe:
                    **preload_env())
         env.pop('MOCK_CONFIG_PATH', None)
         env.pop('MOKKA_CONFIG', None)
+        env.pop('NVIDIA_VISIBLE_DEVICES', None)
         if config:
             env['MOCK_CONFIG_PATH'] = config
+        if visible is not None:
+            env['NVIDIA_VISIBLE_DEVICES'] = visible
         self.p = subprocess.Popen([py, '-c', PROBE], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   universal_newlines=True, env=env)

@@ -2,7 +2,7 @@
 with Mokka's libnvidia-ml.so.1 preloaded or on LD_LIBRARY_PATH: asks NVML
 something through pynvml and prints the answers as one JSON document.
 
-    python3 pynvml_probe.py identity | sequence N | energy | getters | lost | loaded
+    python3 pynvml_probe.py identity | sequence N | energy | getters | lost | loaded | view UUID...
     python3 pynvml_probe.py errstrings LIBRARY   (ctypes only, no nvmlInit)
 
 An NVML error is written as {"err": CODE}. Getters that this pynvml does not
@@ -365,8 +365,29 @@ def getters():
     return out
 
 
+def view(*uuids):
+    """What enumeration shows (NVIDIA_VISIBLE_DEVICES): each GPU's index,
+    UUID and MIG mode with the MIG devices under it, the GPU instances a
+    profile lists, and what a lookup of each given UUID finds."""
+    out = {'count': N.nvmlDeviceGetCount(), 'gpus': [], 'lookup': {}}
+    for i, h in enumerate(handles()):
+        g = {'index': N.nvmlDeviceGetIndex(h), 'uuid': N.nvmlDeviceGetUUID(h),
+             'mig': call(N.nvmlDeviceGetMigMode, h), 'migs': []}
+        if g['mig'] == [1, 1]:
+            for j in range(N.nvmlDeviceGetMaxMigDeviceCount(h)):
+                m = call(N.nvmlDeviceGetMigDeviceHandleByIndex, h, j)
+                if isinstance(m, dict):
+                    break
+                g['migs'].append(N.nvmlDeviceGetUUID(m))
+        out['gpus'].append(g)
+    for u in uuids:
+        h = call(N.nvmlDeviceGetHandleByUUID, u)
+        out['lookup'][u] = h if isinstance(h, dict) else 'found'
+    return out
+
+
 COMMANDS = {'identity': identity, 'sequence': sequence, 'energy': energy, 'getters': getters,
-            'lost': lost, 'loaded': loaded}
+            'lost': lost, 'loaded': loaded, 'view': view}
 
 if __name__ == '__main__':
     main()

@@ -31,7 +31,8 @@ class StatsTest(CliTest):
         self.assertEqual(r['config'], os.path.join(CONFIGS, 'hgx-h100.yaml'))
         self.assertEqual(r['node'], NODE)
         self.assertEqual(r['driverVersion'], '535.261.03')
-        self.assertEqual(r['processes'], {'attached': 1, 'alive': 1, 'pids': [pr.pid]})
+        self.assertEqual(r['processes'], {'attached': 1, 'alive': 1, 'pids': [pr.pid],
+                                          'restrictedViews': []})
         self.assertEqual(r['reloads'], 0)
         self.assertEqual(len(r['gpus']), 8)
         self.assertEqual(r['gpus'][0]['name'], 'NVIDIA H100 80GB HBM3')

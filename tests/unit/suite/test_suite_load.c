@@ -90,7 +90,7 @@ static const struct { const char *yaml, *errors; } bad[] = {
      "t.yaml:4:11: error: duplicate case name 'a' (first at 2:11)\n"},
     {"cases:\n"
         "  - name: a\n",
-     "t.yaml:2:5: error: case 'a' does nothing: give it an expect, or an action (inject, set, restart-plugin, wait)\n"},
+     "t.yaml:2:5: error: case 'a' does nothing: give it an expect, or an action (inject, set, restart-plugin, wait, exec)\n"},
     {"cases:\n"
         "  - name: a\n"
         "    skip: ''\n",

@@ -1,0 +1,52 @@
+"""test_cli_view.py - `mokka smi`, `mokka stats` and `mokka metrics` say when
+NVIDIA_VISIBLE_DEVICES restricts a view: smi on stderr and in its JSON,
+stats and metrics for each attached process whose view is restricted (the
+GPUs it sees, by their universe index), and nothing when the view is whole."""
+import json
+import os
+
+from mokka_probe import CliTest, Probe, mokka
+
+
+class ViewTest(CliTest):
+
+    def test_smi_says_the_view_is_restricted(self):
+        env = dict(os.environ, NVIDIA_VISIBLE_DEVICES='3,1')
+        p = mokka('smi', '--mock', '-L', env=env)
+        self.assertExit(p, 0)
+        self.assertEqual(len(p.stdout.splitlines()), 2)
+        self.assertIn('mokka smi: the view is restricted: NVIDIA_VISIBLE_DEVICES=3,1 shows 2 GPUs, '
+                      'numbered from 0 as in a container', p.stderr)
+        p = mokka('smi', '--mock', '--json', env=env)
+        self.assertEqual(json.loads(p.stdout)['visible_devices'], '3,1')
+        env['NVIDIA_VISIBLE_DEVICES'] = 'all'
+        p = mokka('smi', '--mock', '--json', env=env)
+        self.assertEqual(p.stderr, '')
+        self.assertNotIn('visible_devices', json.loads(p.stdout))
+        self.assertEqual(len(json.loads(p.stdout)['gpus']), 8)
+
+    def test_stats_and_metrics_name_each_restricted_process(self):
+        pr = Probe(self, visible='2,0')
+        self.assertEqual(pr.count, 2)
+        r = json.loads(pr.mokka('stats', '--json').stdout)
+        self.assertEqual(r['processes']['restrictedViews'],
+                         [{'pid': pr.pid, 'visibleDevices': '2,0', 'gpus': [2, 0]}])
+        self.assertEqual(len(r['gpus']), 8)   # the universe stays whole
+        text = pr.mokka('stats').stdout
+        self.assertIn('\nview       pid %d sees GPU 2, GPU 0 (NVIDIA_VISIBLE_DEVICES=2,0; it numbers '
+                      'them from 0)\n' % pr.pid, text)
+        m = pr.mokka('metrics', '--once').stdout
+        self.assertIn('mokka_process_visible_gpus{pid="%d",visible_devices="2,0"} 2\n' % pr.pid, m)
+        uuid = r['gpus'][2]['uuid']
+        self.assertIn('mokka_process_visible_gpu{pid="%d",gpu="2",uuid="%s",index="0"} 1\n'
+                      % (pr.pid, uuid), m)
+
+    def test_whole_views_are_not_mentioned(self):
+        pr = Probe(self)
+        r = json.loads(pr.mokka('stats', '--json').stdout)
+        self.assertEqual(r['processes']['restrictedViews'], [])
+        self.assertNotIn('\nview ', pr.mokka('stats').stdout)
+        self.assertNotIn('mokka_process_visible_gpus{', pr.mokka('metrics', '--once').stdout)
+        pr = Probe(self, visible='none')
+        self.assertEqual(pr.count, 0)
+        self.assertIn('view       pid %d sees no GPU' % pr.pid, pr.mokka('stats').stdout)
