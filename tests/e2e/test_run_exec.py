@@ -97,6 +97,30 @@ cases:
         self.assertRegex(out, r'\(as allocated: GPU-[^,]+,GPU-[^,\s]+\)')
         self.assertRegex(out, r'visible GPU-[^,]+,GPU-[^,\s]+\n')
 
+    def test_nvidia_smi_in_the_sandbox(self):
+        smi = os.environ.get('MOKKA_NVIDIA_SMI') or '/usr/lib/nvidia/current/nvidia-smi'
+        if not os.access(smi, os.X_OK):
+            self.skipTest('no nvidia-smi at %s (sh ci/deps.sh installs it)' % smi)
+        suite = '''\
+cases:
+  - name: nvidia-smi lists every GPU
+    exec: {command: [%(smi)s, -L], timeout: 30s}
+    expect: {exit: 0, stdout: "/GPU 7: NVIDIA A100-SXM4-40GB \\\\(UUID: ${uuid.7}\\\\)/"}
+  - name: nvidia-smi -q on the live state
+    exec: {command: [%(smi)s, -q, -i, "0"], timeout: 30s}
+    expect: {exit: 0, stdout: "/Product Name +: NVIDIA A100-SXM4-40GB/"}
+  - name: a container given two GPUs sees two
+    exec: {command: "%(smi)s -L | wc -l", as-allocated: 2}
+    expect: {exit: 0, stdout: "2"}
+  - name: a lost GPU as nvidia-smi shows it
+    inject: {gpu: 5, lost: true}
+    exec: {command: [%(smi)s, -L]}
+    expect: {exit: 15, stdout: "/Unable to determine the device handle for gpu 5: GPU is lost/"}
+''' % {'smi': smi}
+        r = self.run_mokka(suite=suite)
+        self.assertExit(r, 0)
+        self.assertIn('GPU 0: NVIDIA A100-SXM4-40GB', self.output(r, 'nvidia-smi lists every GPU'))
+
     def test_failures_and_timeouts(self):
         pidfile = self.path('bg.pid')
         suite = '''\
