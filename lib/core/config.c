@@ -20,7 +20,7 @@
 
 static const char *const top_keys[] = {
     "version", "seed", "driverVersion", "cudaVersion", "nvmlVersion", "profile", "count",
-    "defaults", "devices", "topology", NULL
+    "defaults", "devices", "topology", "machine", "debug", "debugListen", NULL
 };
 
 static void baseline(mk_device *dev, unsigned index)
@@ -522,6 +522,7 @@ static mk_universe *build(mk_ydoc *doc, const char *path, const char *node, mk_d
         }
         mk_config_topology(u, topo, d);
         finish_mig_ids(u);
+        mk_config_node(u, root, d);
         for (size_t i = 0; i < pc.n; i++)
             mk_yfree(pc.v[i].doc);
     }

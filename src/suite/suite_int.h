@@ -133,7 +133,8 @@ enum {
     MK_XK_DEVICES = 2,       /* needs MK_ENV_DEVICE_LIST */
     MK_XK_NODE_OBJECT = 4,   /* needs MK_ENV_NODE_OBJECTS */
     MK_XK_CALLS_PLUGIN = 8,  /* asks the plugin: under within, re-checked every second too */
-    MK_XK_LIST = 16          /* the value may be a list: one expectation per item */
+    MK_XK_LIST = 16,         /* the value may be a list: one expectation per item */
+    MK_XK_LABELS = 32        /* needs MK_ENV_LABELS or MK_ENV_NODE_OBJECTS */
 };
 
 typedef struct mk_expect mk_expect;
