@@ -692,9 +692,9 @@ static void report_gfd(run *r)
     unsigned crashes;
     char last[600];
     mk_super_state st = mk_super_status(mk_gfd_super(r->gfd), &crashes, NULL, last, sizeof last);
-    if (crashes)
-        mk_info("run", "gpu-feature-discovery crashed %u time%s during the run (last: %s)", crashes,
-                crashes == 1 ? "" : "s", last);
+    if (crashes && st != MK_SUPER_FAILED)
+        mk_info("run", "gpu-feature-discovery crashed %u time%s during the run and was restarted "
+                "(its log is in the report)", crashes, crashes == 1 ? "" : "s");
     mk_rsuite *s = r->rep.n ? r->rep.suites[0] : NULL;
     if (st == MK_SUPER_FAILED && s && strcmp(s->name, "mokka-run") != 0) {
         mk_rcase *c = mk_report_error(&r->rep, "mokka-run", "gpu-feature-discovery keeps running",
