@@ -556,7 +556,8 @@ static char *gfd_log_tail(run *r, size_t lines)
 }
 
 /* Until GFD's first labels are in the view, so that a label: case without
- * within: sees them as it would on a labelled node. */
+ * within: sees them as it would on a labelled node. GFD does not wait for
+ * the plugin, so neither does this: the plugin registers meanwhile. */
 static int wait_labels(run *r)
 {
     char err[1024];
@@ -621,10 +622,9 @@ static int start(run *r)
     progress(r, "started %s %s", r->cmd.argv[0],
              r->o.cluster ? "under the node's kubelet" : sandbox ? "in the sandbox" : "on the host's paths");
     progress_done();
-    if (r->o.gfd && start_gfd(r, &po) != 0)
+    if (r->o.gfd && (start_gfd(r, &po) != 0 || wait_labels(r) != 0))
         return MK_EXIT_ENV;
-    int rc = wait_registered(r);
-    return rc == 0 && r->gfd ? wait_labels(r) : rc;
+    return wait_registered(r);
 }
 
 /* restart-plugin under the built-in kubelet: the supervisor restarts the
