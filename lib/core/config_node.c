@@ -43,7 +43,7 @@ static int check_listen(const char *s)
             return -1;
         port = port * 10 + (*p - '0');
     }
-    return port >= 1 && port <= 65535 ? 0 : -1;
+    return port <= 65535 ? 0 : -1; /* 0: any free port (the server says which) */
 }
 
 static void string_key(const mk_ynode *n, const char *key, char *out, size_t size, mk_diags *d)

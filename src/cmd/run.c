@@ -25,6 +25,7 @@
 #include "suite/suite.h"
 #include "kube/kube.h"
 #include "kubelet/kubelet.h"
+#include "metrics/metrics.h"
 #include "bundle/bundle.h"
 #include "report/report.h"
 #include "run/run.h"
@@ -117,6 +118,7 @@ typedef struct run {
     mk_nodesrc *src;        /* whichever of the two the suites read */
     mk_super *super;
     mk_gfd *gfd;            /* --gfd */
+    mk_debugsrv *debug;     /* `debug: true`: /metrics on debugListen */
     mk_plugin_cmd cmd;
     mk_report rep;
     double start, last_wait_line;
@@ -748,6 +750,7 @@ static int finish(run *r, int rc)
     }
     if (r->gfd)
         report_gfd(r);
+    mk_debugsrv_stop(r->debug);
     if (r->kubelet)
         mk_kubelet_stop(r->kubelet);
     if (r->kube)
@@ -817,6 +820,8 @@ int cmd_run(int argc, char **argv)
         return MK_EXIT_ENV;
     }
     mk_cancel_start(r.o.timeout);
+    if (r.u->debug)
+        r.debug = mk_debugsrv_start("run", r.u->debug_listen, r.run_dir);
     rc = start(&r);
     if (rc == 0)
         rc = run_suites(&r);

@@ -280,3 +280,17 @@ void mk_expose(FILE *f, const mk_view *v)
     expose_calls(f, v);
     expose_process(f, v);
 }
+
+char *mk_expose_text(const mk_view *v, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    mk_expose(f, v);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

@@ -14,6 +14,8 @@
  * dashboards built for real GPUs show the virtual ones unchanged; plus
  * mokka_* metrics of its own (health, XID count, NVML calls). */
 void mk_expose(FILE *f, const mk_view *v);
+/* The exposition as a malloc'd text of *len bytes; NULL when out of memory. */
+char *mk_expose_text(const mk_view *v, size_t *len);
 
 
 /* prom.c: writing the Prometheus text exposition format (0.0.4): a family
@@ -50,6 +52,19 @@ int mk_http_listen(const char *addr, char *bound, size_t blen, int *loopback, ch
 /* Serves until SIGINT or SIGTERM; closes fd. Returns 0, or -1 with err on a
  * failure of the server itself. */
 int mk_http_serve(int fd, mk_http_handler h, void *ctx, char *err, size_t errlen);
+/* Serves fd from a thread of its own until mk_http_bg_stop (which closes
+ * fd); NULL with err (fd closed) when the thread cannot start. */
+typedef struct mk_http_bg mk_http_bg;
+mk_http_bg *mk_http_bg_start(int fd, mk_http_handler h, void *ctx, char *err, size_t errlen);
+void mk_http_bg_stop(mk_http_bg *b);
 
+
+/* debugsrv.c: `debug: true` under `mokka run` and `mokka exec`: /metrics
+ * (the exposition above) of the live state in state_dir, served on the
+ * config's debugListen from a thread while the command runs. Says where on
+ * stderr; a failure to listen is one warning, never fatal (NULL). */
+typedef struct mk_debugsrv mk_debugsrv;
+mk_debugsrv *mk_debugsrv_start(const char *cmd, const char *listen, const char *state_dir);
+void mk_debugsrv_stop(mk_debugsrv *s);
 
 #endif
