@@ -32,6 +32,8 @@ const char cmd_exec_help[] =
     "  MOCK_CONFIG_PATH   the config as an absolute path (checked first)\n"
     "  MOKKA_STATE_DIR    a fresh live-state directory for mokka stats/metrics/inject\n"
     "  MOKKA_NODE_NAME    with --node\n"
+    "  MOKKA_CLI          exec: `debug: true` metrics are mokka's to serve, not the\n"
+    "                     library's\n"
     "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to mokka are passed to COMMAND.\n"
     "\n"
     "Options:\n"
@@ -111,7 +113,8 @@ static int prepare_env(const exec_opts *o, const char *cmdname, char *statedir, 
         }
     }
     if (prepend_env("LD_PRELOAD", file) != 0 || prepend_env("LD_LIBRARY_PATH", dir) != 0 ||
-        setenv("MOKKA_STATE_DIR", statedir, 1) != 0) {
+        setenv("MOKKA_STATE_DIR", statedir, 1) != 0 ||
+        setenv("MOKKA_CLI", "exec", 1) != 0) {
         mk_err("exec", "cannot set the environment: %s", strerror(errno));
         return MK_EXIT_ENV;
     }

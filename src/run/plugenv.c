@@ -24,7 +24,7 @@ static const char *const plugin_twins[] = {
 /* Variables Mokka sets itself. */
 static const char *const ours[] = {
     "LD_PRELOAD", "LD_LIBRARY_PATH", "MOCK_CONFIG_PATH", "MOKKA_CONFIG", "MOKKA_STATE_DIR",
-    "MOKKA_NODE_NAME", NULL
+    "MOKKA_NODE_NAME", "MOKKA_CLI", NULL
 };
 
 /* gpu-feature-discovery's twins of its flags all start so (GFD_ONESHOT,
@@ -177,6 +177,8 @@ int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t 
     if (o->config_path)
         rc = rc ? rc : add(&env, &n, "MOCK_CONFIG_PATH=%s%s", o->config_path, "");
     rc = rc ? rc : add(&env, &n, "MOKKA_STATE_DIR=%s%s", o->state_dir, "");
+    /* The library leaves `debug: true` to mokka run (nvml_debug.c). */
+    rc = rc ? rc : add(&env, &n, "MOKKA_CLI=%s%s", "run", "");
     if (o->node_name)
         rc = rc ? rc : add(&env, &n, "MOKKA_NODE_NAME=%s%s", o->node_name, "");
     for (char *const *x = o->extra; x && *x && rc == 0; x++) {

@@ -136,8 +136,9 @@ typedef struct mk_gfd_opts {
  * plugin); 0, or -1 with err. */
 int mk_gfd_resolve(const mk_gfd_opts *o, mk_plugin_cmd *out, char *err, size_t errlen);
 /* Builds out->envp from the current environment: LD_PRELOAD,
- * LD_LIBRARY_PATH, MOCK_CONFIG_PATH, MOKKA_STATE_DIR and MOKKA_NODE_NAME are
- * set for the mock; the plugin's own flag twins (MIG_STRATEGY,
+ * LD_LIBRARY_PATH, MOCK_CONFIG_PATH, MOKKA_STATE_DIR, MOKKA_NODE_NAME and
+ * MOKKA_CLI=run (the CLI serves `debug: true`, not the library) are set for
+ * the mock; the plugin's own flag twins (MIG_STRATEGY,
  * FAIL_ON_INIT_ERROR, ...), gpu-feature-discovery's (GFD_*) and other
  * Mokka variables are removed unless given with --env, so that the command
  * line alone decides. */

@@ -1,6 +1,10 @@
 """test_debug_metrics.py - `debug: true` in a config: `mokka exec` and
 `mokka run` serve the live state's /metrics (the exposition of `mokka
-metrics`) on debugListen while they run. Scraped with curl over loopback;
+metrics`) on debugListen while they run; a host process that loads the
+library without the CLI gets one HTTP thread from the library itself, which
+says so in one stderr line, survives nvmlShutdown and dlclose (503 then),
+is not started again in a forked child, and is not started at all under the
+CLI (MOKKA_CLI). Scraped with curl over loopback;
 the text checked by promtool when it is installed (only dcgm-exporter's own
 naming may draw lint remarks) and always by the parser of
 test_cli_metrics. Before any program called nvmlInit a scrape answers 503;
@@ -16,7 +20,7 @@ import sys
 import time
 import unittest
 
-from mokka_probe import MOKKA, CliTest
+from mokka_probe import LIB, MOKKA, CliTest, preload_env
 from test_cli_metrics import DCGM_LINT, PROMTOOL, by_gpu, parse
 from test_run import RunTest
 
@@ -124,6 +128,81 @@ class DebugTest(CliTest):
         p = subprocess.run([MOKKA, 'exec', '-c', cfg, '--', 'true'], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
         self.assertEqual((p.returncode, p.stderr), (0, ''))
+
+
+HOST = r'''
+import ctypes, _ctypes, os, subprocess, sys
+def get(url):
+    out = subprocess.run(["curl", "-s", "-w", "\n%{http_code}", url], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    body, _, code = out.rpartition("\n")
+    return code, body
+lib = ctypes.CDLL("libnvidia-ml.so.1")
+assert lib.nvmlInit_v2() == 0
+code, body = get(sys.argv[1])
+sys.stdout.write(code + "\n" + body + "\n--\n")
+assert lib.nvmlShutdown() == 0
+_ctypes.dlclose(lib._handle)
+print(get(sys.argv[1])[0], flush=True)
+pid = os.fork()
+if pid == 0:
+    os._exit(ctypes.CDLL("libnvidia-ml.so.1").nvmlInit_v2())
+print("child", os.waitpid(pid, 0)[1], flush=True)
+'''
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class LibraryAlone(DebugTest):
+
+    def host(self, cfg, *extra, **env):
+        e = dict(os.environ, MOCK_CONFIG_PATH=cfg, **preload_env())
+        e.pop('MOKKA_STATE_DIR', None)
+        e.pop('MOKKA_CLI', None)
+        e.update(env)
+        return subprocess.run([sys.executable, '-c', HOST] + list(extra), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, env=e, timeout=60)
+
+    def test_one_thread_serves_metrics(self):
+        port = free_port()
+        cfg = config(os.path.join(self.dir, 'gpus.yaml'), '127.0.0.1:%d' % port)
+        p = self.host(cfg, 'http://127.0.0.1:%d/metrics' % port)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertRegex(lines[0], r'^mokka: debug: true: serving http://127\.0\.0\.1:%d/metrics '
+                                   r'from process \d+ \(one thread\)$' % port)
+        first, _, rest = p.stdout.partition('\n--\n')
+        code, _, body = first.partition('\n')
+        self.assertEqual(code, '200', p.stdout)
+        self.assertExposition(body)
+        self.assertEqual(rest.split(), ['503', 'child', '0'])
+
+    def test_port_in_use_is_one_line(self):
+        s = socket.socket()
+        s.bind(('127.0.0.1', 0))
+        s.listen(1)
+        self.addCleanup(s.close)
+        port = s.getsockname()[1]
+        cfg = config(os.path.join(self.dir, 'gpus.yaml'), '127.0.0.1:%d' % port)
+        p = self.host(cfg, 'http://127.0.0.1:%d/nothing' % free_port())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, 'mokka: debug: true, but no metrics are served: cannot '
+                                   'listen on 127.0.0.1:%d: Address already in use\n' % port)
+
+    def test_not_under_the_cli(self):
+        port = free_port()
+        cfg = config(os.path.join(self.dir, 'gpus.yaml'), '127.0.0.1:%d' % port)
+        p = self.host(cfg, 'http://127.0.0.1:%d/metrics' % port, MOKKA_CLI='run')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, '')
+        self.assertTrue(p.stdout.startswith('000\n'), p.stdout)   # nothing listened
 
 
 class RunDebug(RunTest):

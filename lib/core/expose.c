@@ -1,5 +1,5 @@
 /* exposition.c - dcgm-exporter-compatible and mokka_* metrics from a live
- * state (see metrics.h).
+ * state (see expose.h).
  *
  * Like dcgm-exporter, a field the GPU cannot report (a sensor the config
  * marks N/A, or any telemetry of a GPU that fell off the bus) has no sample
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
+#include "expose.h"
 #include "units.h"
 
 #define MIB (1ull << 20)

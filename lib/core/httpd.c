@@ -1,4 +1,4 @@
-/* httpd.c - a small poll()-based HTTP server (see metrics.h).
+/* httpd.c - a small poll()-based HTTP server (see httpd.h).
  *
  * Every socket is non-blocking and every client has a deadline, so a client
  * that connects and says nothing (or reads slowly) costs one slot until its
@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "metrics.h"
+#include "httpd.h"
 
 #define MAX_CLIENTS 32
 #define REQ_MAX 8192
