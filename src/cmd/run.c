@@ -6,8 +6,8 @@
  * Order of events: check the config and the suites (exit 2 on a problem),
  * find the plugin and the library (exit 3), build the run directory and the
  * sandbox, start the kubelet, start the plugin (and GFD) under supervision,
- * wait for it to register (and for GFD's first labels), run the suites, stop everything, write the reports. Every
- * path out of here after the run directory exists goes through finish(),
+ * wait for GFD's first labels and for the plugin to register, run the
+ * suites, stop everything, write the reports. Every path out of here after the run directory exists goes through finish(),
  * which writes the reports even for a harness failure and leaves no process
  * behind. */
 #include <errno.h>
@@ -542,7 +542,8 @@ static int start_gfd(run *r, const mk_plugenv_opts *po)
         return -1;
     }
     r->src = mk_gfd_nodesrc(r->gfd);
-    progress(r, "started %s in the sandbox", mk_gfd_path(r->gfd));
+    progress(r, "started %s %s", mk_gfd_path(r->gfd),
+             r->sb.enabled ? "in the sandbox" : "on the host's paths");
     progress_done();
     return 0;
 }
@@ -688,7 +689,8 @@ static int run_suites(run *r)
 
 /* How GFD fared, once stopped: its crashes on stderr, an error case when it
  * crashed past --restart-limit while the suites ran (its labels stopped
- * following the universe), and its log after the plugin's in the first suite's output. */
+ * following the universe), and its log after the plugin's in the first
+ * suite's output. */
 static void report_gfd(run *r)
 {
     unsigned crashes;

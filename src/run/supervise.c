@@ -1,9 +1,9 @@
 /* supervise.c - starting, watching, restarting and stopping the device
- * plugin (see run.h).
+ * plugin and gpu-feature-discovery (see run.h).
  *
- * One thread per supervised program (the plugin, gpu-feature-discovery) polls the plugin's stdout and stderr
- * pipes, turns them into timestamped lines, notices the exit, and restarts
- * after a crash. Every state change happens under one lock and is announced
+ * One thread per supervised program polls its stdout and stderr pipes,
+ * turns them into timestamped lines, notices the exit, and restarts after
+ * a crash. Every state change happens under one lock and is announced
  * on one condition variable. mokka makes itself a child subreaper so that a
  * plugin's daemonised children come back to it and can be reaped at stop. */
 #include <errno.h>
@@ -186,8 +186,8 @@ static int spawn(mk_super *s, char *err, size_t errlen)
     }
     if (pid == 0) {
         char why[1024];
-        /* The child's copy of the lock is held; it never takes it. */
-        /* SIGKILL with mokka: a `kill -9` of `mokka run` must not leave the
+        /* (The child's copy of live.mu stays held: it never takes it.)
+         * SIGKILL with mokka: a `kill -9` of `mokka run` must not leave the
          * plugin serving an empty node. Spawns come from the thread that
          * starts the supervisor and from the watcher, which both outlive
          * the plugin (stop waits for it to be reaped). */
