@@ -20,7 +20,8 @@ import sys
 import time
 import unittest
 
-from mokka_probe import LIB, MOKKA, CliTest, preload_env
+from cli_support import SAN
+from mokka_probe import MOKKA, CliTest, preload_env
 from test_cli_metrics import DCGM_LINT, PROMTOOL, by_gpu, parse
 from test_run import RunTest
 
@@ -68,7 +69,15 @@ class DebugTest(CliTest):
         super().setUp()
         if not CURL:
             self.skipTest('curl is not installed')
+        if SAN and SAN != 'asan':
+            self.skipTest('the library is built with %s; programs built without it cannot '
+                          'load it' % SAN)
         self.dir = self.tempdir()
+        # Under ASan, ordinary programs load the instrumented library after
+        # the fact (see cli_support.need_unsanitized_peers).
+        self.peer_env = dict(os.environ)
+        if SAN == 'asan':
+            self.peer_env['ASAN_OPTIONS'] = 'verify_asan_link_order=0:detect_leaks=0:handle_segv=0'
 
     def assertExposition(self, text):
         samples, types = parse(text)
@@ -85,7 +94,7 @@ class DebugTest(CliTest):
     def exec_mokka(self, cfg, *command):
         p = subprocess.Popen([MOKKA, 'exec', '-c', cfg, '--'] + list(command),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             universal_newlines=True)
+                             universal_newlines=True, env=self.peer_env)
         self.addCleanup(lambda: p.poll() is None and p.kill() or p.wait())
         self.addCleanup(p.stdout.close)
         self.addCleanup(p.stderr.close)
@@ -117,7 +126,8 @@ class DebugTest(CliTest):
         self.addCleanup(s.close)
         cfg = config(os.path.join(self.dir, 'gpus.yaml'), '127.0.0.1:%d' % s.getsockname()[1])
         p = subprocess.run([MOKKA, 'exec', '-c', cfg, '--', 'true'], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
+                           env=self.peer_env)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stderr.count('\n'), 1, p.stderr)
         self.assertIn('mokka exec: warning: debug: true, but no metrics are served: cannot listen '
@@ -126,15 +136,18 @@ class DebugTest(CliTest):
     def test_without_debug_nothing_listens(self):
         cfg = config(os.path.join(self.dir, 'gpus.yaml'), debug='false')
         p = subprocess.run([MOKKA, 'exec', '-c', cfg, '--', 'true'], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
+                           env=self.peer_env)
         self.assertEqual((p.returncode, p.stderr), (0, ''))
 
 
 HOST = r'''
 import ctypes, _ctypes, os, subprocess, sys
+# curl without the preload (ASan's runtime preloaded makes curl hang).
+CURL_ENV = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
 def get(url):
     out = subprocess.run(["curl", "-s", "-w", "\n%{http_code}", url], stdout=subprocess.PIPE,
-                         universal_newlines=True).stdout
+                         universal_newlines=True, env=CURL_ENV).stdout
     body, _, code = out.rpartition("\n")
     return code, body
 lib = ctypes.CDLL("libnvidia-ml.so.1")
