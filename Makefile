@@ -271,7 +271,7 @@ fuzz:
 	$(MAKE) O=$(O)/build-fuzz SAN=fuzz CC=$(FUZZ_CC) fuzzers
 	sh tests/fuzz/run.sh $(abspath $(O)/build-fuzz) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-bench: all $(BENCH_BIN) $(B)/tests/kube-watch $(B)/tests/fake-device-plugin
+bench: all $(BENCH_BIN) $(B)/tests/kube-watch $(B)/tests/fake-device-plugin $(B)/tests/fake-gfd
 	MOKKA_BUILD=$(abspath $(O)) MOKKA_BENCH_CC='$(CC)' MOKKA_BENCH_CFLAGS='$(OPT) $(SAN_FLAGS) $(CFLAGS)' \
 	    sh tests/bench/run.sh
 

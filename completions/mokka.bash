@@ -17,7 +17,7 @@ _mokka_options()
     local common='--quiet --color= --help' state='--state-dir= --pid='
     case $1 in
         run) echo "--config= --suite= --junit= --report= --timeout= --register-timeout=
-                   --plugin= --env= --node= --no-sandbox --restart-limit= --keep --hold
+                   --plugin= --env= --gfd --gfd= --gfd-arg= --node= --no-sandbox --restart-limit= --keep --hold
                    --kubeconfig= --cluster --context= --verbose
                    $common" ;;
         assert) echo "--suite= --node= --selector= --kubeconfig= --context= --junit= --report=

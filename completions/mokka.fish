@@ -52,6 +52,8 @@ complete -c mokka -n '__fish_seen_subcommand_from run' -l register-timeout -x -d
 complete -c mokka -n '__fish_seen_subcommand_from run' -l plugin -r -F -d 'The plugin binary'
 complete -c mokka -n '__fish_seen_subcommand_from run' -s e -l env -x -d 'NAME=VALUE for the plugin'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l node -x -d 'Node name'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l gfd -d 'Also run gpu-feature-discovery (--gfd=PATH)'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l gfd-arg -x -d 'An argument for gpu-feature-discovery'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l no-sandbox -d 'Use the real device-plugins directory'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l restart-limit -x -d 'Plugin crashes restarted before giving up'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l hold -d 'Keep the plugin running after the suites'

@@ -20,7 +20,7 @@
 
 static const char *const top_keys[] = {
     "version", "seed", "driverVersion", "cudaVersion", "nvmlVersion", "profile", "count",
-    "defaults", "devices", "topology", NULL
+    "defaults", "devices", "topology", "machine", "debug", "debugListen", NULL
 };
 
 static void baseline(mk_device *dev, unsigned index)
@@ -97,12 +97,27 @@ typedef struct {
     size_t n;
 } profile_cache;
 
-/* The built-in profile whose `name:` equals the GPU name, or NULL. */
-static const char *profile_for_gpu_name(const char *gpu)
+/* The built-in profile a GPU `name:` names (profiles.h has the rule), with
+ * a note saying which when the name is not the profile's own; a name that
+ * names several is an error listing them. NULL when it names none. */
+static const char *profile_for_gpu_name(const mk_ynode *name, mk_diags *d)
 {
-    for (const mk_profile *p = mk_profiles; p->name; p++)
-        if (p->gpu && strcmp(p->gpu, gpu) == 0)
-            return p->name;
+    mk_profile_match m;
+    mk_profile_resolve(name->str, &m);
+    if (m.p && !m.exact)
+        mk_ynote(d, name, "name '%s' is not a profile's GPU name; it names profile %s (%s)%s",
+                 name->str, m.p->name, m.p->gpu ? m.p->gpu : "no GPU name",
+                 m.family_default ? ", the default of its family (give profile: for another)"
+                                  : "");
+    if (m.p || m.n < 2)
+        return m.p ? m.p->name : NULL;
+    char list[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < m.n && i < MK_PROFILE_CANDIDATES && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s (%s)", i ? ", " : "",
+                                 m.cand[i]->name, m.cand[i]->gpu ? m.cand[i]->gpu : "no GPU name");
+    mk_yerr(d, name, "name '%s' names %zu profiles: %s; give profile: or the full GPU name",
+            name->str, m.n, list);
     return NULL;
 }
 
@@ -379,7 +394,8 @@ static top_nodes find_top(const mk_ynode *root)
                         str_key(defaults, "profile"), str_key(defaults, "name") };
 }
 
-static const char *profile_name(const mk_ynode *entry, const top_nodes *top, const mk_ynode **at)
+static const char *profile_name(const mk_ynode *entry, const top_nodes *top, const mk_ynode **at,
+                                mk_diags *d)
 {
     const mk_ynode *pn = entry ? str_key(entry, "profile") : NULL, *name;
     if (!pn) pn = top->defaults_profile;
@@ -390,7 +406,7 @@ static const char *profile_name(const mk_ynode *entry, const top_nodes *top, con
     name = entry ? str_key(entry, "name") : NULL;
     if (!name)
         name = top->defaults_name;
-    return name ? profile_for_gpu_name(name->str) : NULL;
+    return name ? profile_for_gpu_name(name, d) : NULL;
 }
 
 static const dev_template *make_template(mk_universe *u, unsigned i, const char *pname,
@@ -422,11 +438,14 @@ static const dev_template *make_template(mk_universe *u, unsigned i, const char 
             name = top->defaults_name;
         const mk_ynode *pos = entry ? entry : top->count;
         int line = pos ? pos->line : 0, col = pos ? pos->col : 0;
+        mk_profile_match m = { .n = 0 };
         if (name)
+            mk_profile_resolve(name->str, &m);
+        if (name && m.n == 0)
             mk_diag_add(d, MK_DIAG_WARNING, u->config_path, line, col,
                         "GPU %u: no profile, and no built-in profile is named '%s': generic "
                         "values are used for everything the config does not set", i, name->str);
-        else
+        else if (!name)
             mk_diag_add(d, MK_DIAG_WARNING, u->config_path, line, col,
                         "GPU %u: no profile and no name: generic values are used for everything "
                         "the config does not set", i);
@@ -454,7 +473,7 @@ static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_yn
 {
     const mk_ynode *at;
     char what[32];
-    const char *pname = profile_name(entry, top, &at);
+    const char *pname = profile_name(entry, top, &at, d);
     const dev_template *t = make_template(u, i, pname, at, entry, top, pc, tc, d);
     if (t)
         *dev = t->dev;
@@ -522,6 +541,7 @@ static mk_universe *build(mk_ydoc *doc, const char *path, const char *node, mk_d
         }
         mk_config_topology(u, topo, d);
         finish_mig_ids(u);
+        mk_config_node(u, root, d);
         for (size_t i = 0; i < pc.n; i++)
             mk_yfree(pc.v[i].doc);
     }

@@ -23,4 +23,8 @@ int mk_parse_bus_id(const char *s, mk_device *dev);
  * uniqueness of bus ids, UUIDs and minors. */
 void mk_config_topology(mk_universe *u, const mk_ynode *topo, mk_diags *d);
 
+/* config_node.c: machine:, debug:, debugListen: (after the devices, whose
+ * profiles give the default machine). */
+void mk_config_node(mk_universe *u, const mk_ynode *root, mk_diags *d);
+
 #endif

@@ -248,11 +248,13 @@ void mk_diag_add(mk_diags *d, mk_diag_level lvl, const char *file, int line,
     /* Counted whether kept or not, so that the load fails as it should. */
     if (lvl == MK_DIAG_ERROR)
         d->errors++;
-    else
+    else if (lvl == MK_DIAG_WARNING)
         d->warnings++;
     struct mk_diag_file *f = file_record(d, file);
     if (f && f->kept >= MK_DIAGS_PER_FILE) {
         free(msg);
+        if (lvl == MK_DIAG_NOTE)
+            return; /* a note past the limit is not a problem to count */
         if (h)
             remember(d, h, NOT_KEPT);
         count_dropped(d, f, lvl);
@@ -270,7 +272,8 @@ void mk_diag_add(mk_diags *d, mk_diag_level lvl, const char *file, int line,
 
 void mk_diag_format(const mk_diag *g, char *buf, size_t len)
 {
-    const char *lvl = g->level == MK_DIAG_ERROR ? "error" : "warning";
+    const char *lvl = g->level == MK_DIAG_ERROR ? "error"
+                      : g->level == MK_DIAG_NOTE ? "note" : "warning";
     const char *msg = g->msg ? g->msg : "(out of memory)";
     if (g->file && g->line > 0)
         snprintf(buf, len, "%s:%d:%d: %s: %s", g->file, g->line, g->col, lvl, msg);

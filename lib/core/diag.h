@@ -13,7 +13,9 @@
  * make millions, each costing time and memory. */
 #define MK_DIAGS_PER_FILE 100
 
-typedef enum { MK_DIAG_ERROR, MK_DIAG_WARNING } mk_diag_level;
+/* A note tells what the loader made of a legal value (which profile a GPU
+ * name resolved to); it is always recorded and never counted. */
+typedef enum { MK_DIAG_ERROR, MK_DIAG_WARNING, MK_DIAG_NOTE } mk_diag_level;
 
 typedef struct mk_diag {
     mk_diag_level level;
@@ -42,7 +44,7 @@ void mk_diags_init(mk_diags *d);
 void mk_diags_free(mk_diags *d);
 
 /* Append a diagnostic; printf-style message. A warning is only recorded when
- * d->strict is set. One equal to an earlier one is dropped. */
+ * d->strict is set, a note always. One equal to an earlier one is dropped. */
 void mk_diag_add(mk_diags *d, mk_diag_level lvl, const char *file, int line,
                  int col, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));

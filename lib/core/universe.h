@@ -178,6 +178,9 @@ typedef struct mk_device {
     mk_process *procs;
 } mk_device;
 
+#define MK_GENERIC_MACHINE "Mokka Virtual GPU Node"
+#define MK_DEBUG_LISTEN "127.0.0.1:8080"
+
 typedef struct mk_universe {
     char *config_path;         /* NULL: built-in default universe */
     char node[256];            /* node name used for uuid: auto */
@@ -188,6 +191,9 @@ typedef struct mk_universe {
     int has_seed;
     unsigned numa_nodes;       /* NUMA nodes of the host */
     unsigned cpus;             /* CPUs of the host, spread over numa_nodes */
+    char machine[128];         /* DMI product name: `machine:`, else derived (config_node.c) */
+    int debug;                 /* `debug: true`: serve /metrics on debug_listen */
+    char debug_listen[128];    /* HOST:PORT, default MK_DEBUG_LISTEN */
     size_t ndev;
     mk_device *dev;
 } mk_universe;

@@ -152,6 +152,14 @@ void mk_ywarn(mk_diags *d, const mk_ynode *n, const char *fmt, ...)
     va_end(ap);
 }
 
+void mk_ynote(mk_diags *d, const mk_ynode *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vadd(d, MK_DIAG_NOTE, n, fmt, ap);
+    va_end(ap);
+}
+
 /* Levenshtein distance, case-insensitive, capped at 64 characters. */
 static size_t edit_distance(const char *a, const char *b)
 {

@@ -76,6 +76,8 @@ void mk_yerr(mk_diags *d, const mk_ynode *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void mk_ywarn(mk_diags *d, const mk_ynode *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void mk_ynote(mk_diags *d, const mk_ynode *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The closest of `cands` to `word` by edit distance, or NULL if none is close. */
 const char *mk_did_you_mean(const char *word, const char *const *cands);

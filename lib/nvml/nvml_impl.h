@@ -78,6 +78,10 @@ typedef struct mk_lib {
 
 extern mk_lib mk_L;
 
+/* nvml_debug.c: with `debug: true` and no MOKKA_CLI, the one HTTP thread
+ * serving /metrics (once per process); mk_L.lock held. */
+void mk_debug_start_locked(const mk_universe *u);
+
 /* --- entering a function ------------------------------------------------------ */
 
 extern _Atomic unsigned mk_next_slot;

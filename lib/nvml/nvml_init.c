@@ -3,7 +3,8 @@
  * nvml_lib.c, the hot reload in nvml_reload.c.
  *
  * Nothing runs at load time (no constructor, no thread): a host may dlopen
- * and dlclose the library several times before it calls anything. */
+ * and dlclose the library several times before it calls anything. The one
+ * thread there can be is `debug: true`'s (nvml_debug.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,7 @@ static nvmlReturn_t first_init(void)
     atomic_store(&mk_L.next_reload_check_ns, mk_now_mono_ns() + MK_RELOAD_PERIOD_NS);
     atomic_store_explicit(&mk_L.u, u, memory_order_release);
     mk_live_tick(&mk_L.live, u); /* rules already due (unhealthy_after_seconds: 0) fire now */
+    mk_debug_start_locked(u);
     return NVML_SUCCESS;
 }
 

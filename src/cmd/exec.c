@@ -2,7 +2,8 @@
  * library in front of the dynamic loader (LD_PRELOAD for programs linked
  * against NVML, LD_LIBRARY_PATH for those that dlopen it by name), hands the
  * program a checked config and a fresh live-state directory, forwards the
- * signals a supervisor sends, and passes the exit status through. */
+ * signals a supervisor sends, and passes the exit status through. With
+ * `debug: true` in the config it serves the live state's /metrics meanwhile. */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include "cmds.h"
 #include "commands.h"
 #include "bundle/bundle.h"
+#include "metrics/metrics.h"
 #include "stateview/stateview.h"
 
 const char cmd_exec_summary[] = "run a program on the mock GPUs";
@@ -30,6 +32,8 @@ const char cmd_exec_help[] =
     "  MOCK_CONFIG_PATH   the config as an absolute path (checked first)\n"
     "  MOKKA_STATE_DIR    a fresh live-state directory for mokka stats/metrics/inject\n"
     "  MOKKA_NODE_NAME    with --node\n"
+    "  MOKKA_CLI          exec: `debug: true` metrics are mokka's to serve, not the\n"
+    "                     library's\n"
     "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to mokka are passed to COMMAND.\n"
     "\n"
     "Options:\n"
@@ -109,7 +113,8 @@ static int prepare_env(const exec_opts *o, const char *cmdname, char *statedir, 
         }
     }
     if (prepend_env("LD_PRELOAD", file) != 0 || prepend_env("LD_LIBRARY_PATH", dir) != 0 ||
-        setenv("MOKKA_STATE_DIR", statedir, 1) != 0) {
+        setenv("MOKKA_STATE_DIR", statedir, 1) != 0 ||
+        setenv("MOKKA_CLI", "exec", 1) != 0) {
         mk_err("exec", "cannot set the environment: %s", strerror(errno));
         return MK_EXIT_ENV;
     }
@@ -165,6 +170,19 @@ static int run_child(char **cmd)
     return WEXITSTATUS(status);
 }
 
+/* `debug: true` in the config: its metrics served while COMMAND runs. */
+static mk_debugsrv *start_debug(const char *statedir)
+{
+    mk_diags d;
+    mk_diags_init(&d);
+    const char *config = getenv("MOCK_CONFIG_PATH");
+    mk_universe *u = mk_universe_load(config && *config ? config : NULL, NULL, &d);
+    mk_debugsrv *s = u && u->debug ? mk_debugsrv_start("exec", u->debug_listen, statedir) : NULL;
+    mk_universe_free(u);
+    mk_diags_free(&d);
+    return s;
+}
+
 int cmd_exec(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -199,7 +217,9 @@ int cmd_exec(int argc, char **argv)
     int rc = prepare_env(&o, cmd[0], statedir, sizeof statedir);
     if (rc != 0)
         return rc;
+    mk_debugsrv *debug = start_debug(statedir);
     rc = run_child(cmd);
+    mk_debugsrv_stop(debug);
     if (o.state_dir)
         return rc;
     if (o.keep_state) {

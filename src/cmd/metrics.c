@@ -66,17 +66,9 @@ typedef struct server_ctx {
 static char *scrape(const mk_view_where *w, size_t *len, int *rc)
 {
     mk_view v;
-    char *buf = NULL;
     if ((*rc = mk_view_open("metrics", w, 1, &v)) != 0)
         return NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (f) {
-        mk_expose(f, &v);
-        if (fclose(f) != 0) {
-            free(buf);
-            buf = NULL;
-        }
-    }
+    char *buf = mk_expose_text(&v, len);
     mk_view_close(&v);
     *rc = buf ? MK_EXIT_OK : MK_EXIT_ENV;
     return buf;

@@ -1,12 +1,13 @@
 /* run.c - `mokka run`: the device plugin on virtual GPUs in a GPU-node
  * sandbox, a built-in kubelet, suites against what the node advertises, and
- * a JUnit report.
+ * a JUnit report; with --gfd, gpu-feature-discovery beside the plugin, its
+ * labels in the node view.
  *
  * Order of events: check the config and the suites (exit 2 on a problem),
  * find the plugin and the library (exit 3), build the run directory and the
- * sandbox, start the kubelet, start the plugin under supervision, wait for
- * it to register, run the suites, stop everything, write the reports. Every
- * path out of here after the run directory exists goes through finish(),
+ * sandbox, start the kubelet, start the plugin (and GFD) under supervision,
+ * wait for GFD's first labels and for the plugin to register, run the
+ * suites, stop everything, write the reports. Every path out of here after the run directory exists goes through finish(),
  * which writes the reports even for a harness failure and leaves no process
  * behind. */
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "suite/suite.h"
 #include "kube/kube.h"
 #include "kubelet/kubelet.h"
+#include "metrics/metrics.h"
 #include "bundle/bundle.h"
 #include "report/report.h"
 #include "run/run.h"
@@ -51,6 +53,12 @@ const char cmd_run_help[] =
     "                             (default: the command after --, else\n"
     "                             nvidia-device-plugin from PATH)\n"
     "  -e, --env NAME=VALUE       set in the plugin's environment; repeatable\n"
+    "      --gfd[=PATH]           also run NVIDIA gpu-feature-discovery (default:\n"
+    "                             gpu-feature-discovery from PATH) in the sandbox;\n"
+    "                             its labels join the node view for label: checks\n"
+    "                             (it relabels every second; the plugin's MIG\n"
+    "                             strategy and -e variables reach it too)\n"
+    "      --gfd-arg ARG          an argument for gpu-feature-discovery; repeatable\n"
     "      --node NAME            node name (UUIDs of `uuid: auto` derive from it)\n"
     "      --kubeconfig FILE      cluster mode: run the plugin under this node's real\n"
     "                             kubelet and check through the API server\n"
@@ -74,11 +82,16 @@ const char cmd_run_help[] =
     "\n"
     "Examples:\n"
     "  mokka run -- nvidia-device-plugin\n"
+    "  mokka run --gfd --suite labels.yaml -- nvidia-device-plugin\n"
     "  mokka run --config h100.yaml --suite gpu.yaml --junit report.xml \\\n"
     "      -- nvidia-device-plugin --mig-strategy=mixed\n";
 
 typedef struct run_opts {
     const char *config, *plugin, *node, *kubeconfig, *context;
+    int gfd;                /* --gfd */
+    const char *gfd_path;   /* --gfd=PATH */
+    char **gfd_args;        /* --gfd-arg */
+    size_t ngfd_args;
     int cluster;   /* --kubeconfig or --cluster: the node's real kubelet and the API server */
     mk_outputs out;
     const char **suites;
@@ -104,6 +117,8 @@ typedef struct run {
     mk_kube *kube;          /* the API server (cluster mode) */
     mk_nodesrc *src;        /* whichever of the two the suites read */
     mk_super *super;
+    mk_gfd *gfd;            /* --gfd */
+    mk_debugsrv *debug;     /* `debug: true`: /metrics on debugListen */
     mk_plugin_cmd cmd;
     mk_report rep;
     double start, last_wait_line;
@@ -134,7 +149,7 @@ static int parse_duration_opt(const char *what, const char *s, double *out)
 static int parse_args(int argc, char **argv, run_opts *o)
 {
     enum { O_JUNIT = 1, O_REPORT, O_REGISTER, O_PLUGIN, O_NODE, O_NOSANDBOX, O_RESTART, O_KEEP,
-           O_KUBECONFIG, O_CONTEXT, O_CLUSTER, O_HOLD };
+           O_KUBECONFIG, O_CONTEXT, O_CLUSTER, O_HOLD, O_GFD, O_GFD_ARG };
     static const struct option longopts[] = {
         {"config", required_argument, 0, 'c'}, {"suite", required_argument, 0, 's'},
         {"junit", required_argument, 0, O_JUNIT}, {"report", required_argument, 0, O_REPORT},
@@ -144,6 +159,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"restart-limit", required_argument, 0, O_RESTART}, {"keep", no_argument, 0, O_KEEP},
         {"kubeconfig", required_argument, 0, O_KUBECONFIG}, {"context", required_argument, 0, O_CONTEXT},
         {"cluster", no_argument, 0, O_CLUSTER}, {"hold", no_argument, 0, O_HOLD},
+        {"gfd", optional_argument, 0, O_GFD}, {"gfd-arg", required_argument, 0, O_GFD_ARG},
         {"verbose", no_argument, 0, 'v'}, MK_COMMON_OPTS,
         {0, 0, 0, 0}
     };
@@ -185,6 +201,20 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->env[o->nenv] = NULL;
             break;
         }
+        case O_GFD:
+            o->gfd = 1;
+            if (optarg && !*optarg)
+                return mk_usage_error("run", "--gfd=PATH: the path is empty");
+            o->gfd_path = optarg;
+            break;
+        case O_GFD_ARG: {
+            char **v = realloc(o->gfd_args, (o->ngfd_args + 1) * sizeof *v);
+            if (!v)
+                return MK_EXIT_ENV;
+            o->gfd_args = v;
+            o->gfd_args[o->ngfd_args++] = optarg;
+            break;
+        }
         case O_NODE: o->node = optarg; break;
         case O_NOSANDBOX: o->no_sandbox = 1; break;
         case O_RESTART: {
@@ -215,6 +245,11 @@ static int parse_args(int argc, char **argv, run_opts *o)
         return mk_usage_error("run", "--no-sandbox is implied by cluster mode (--kubeconfig, --cluster)");
     if (o->context && !o->cluster)
         return mk_usage_error("run", "--context needs --kubeconfig or --cluster");
+    if (o->gfd && o->cluster)
+        return mk_usage_error("run", "--gfd runs gpu-feature-discovery in the sandbox; in cluster "
+                              "mode the node's own GFD labels it and the API server shows them");
+    if (o->ngfd_args && !o->gfd)
+        return mk_usage_error("run", "--gfd-arg needs --gfd");
     return 0;
 }
 
@@ -493,6 +528,58 @@ static int open_cluster(run *r, char *err, size_t errlen)
     return 0;
 }
 
+/* --gfd: GFD beside the plugin, in the same sandbox and environment; the
+ * suites then read the kubelet's view with GFD's labels. */
+static int start_gfd(run *r, const mk_plugenv_opts *po)
+{
+    char err[1024];
+    mk_gfd_start_opts go = { { r->o.gfd_path, NULL, NULL, mk_plugin_mig_strategy(&r->cmd),
+                               r->o.gfd_args, r->o.ngfd_args },
+                             po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit, r->src };
+    if (!(r->gfd = mk_gfd_start(&go, err, sizeof err))) {
+        mk_err("run", "%s", err);
+        mk_report_error(&r->rep, "mokka-run", "gpu-feature-discovery starts and labels", "%s", err);
+        return -1;
+    }
+    r->src = mk_gfd_nodesrc(r->gfd);
+    progress(r, "started %s %s", mk_gfd_path(r->gfd),
+             r->sb.enabled ? "in the sandbox" : "on the host's paths");
+    progress_done();
+    return 0;
+}
+
+/* GFD's last `lines` log lines, for a report to own; NULL when out of
+ * memory. */
+static char *gfd_log_tail(run *r, size_t lines)
+{
+    char *tail = malloc(65536);
+    if (tail)
+        mk_super_log_tail(mk_gfd_super(r->gfd), tail, 65536, lines);
+    return tail;
+}
+
+/* Until GFD's first labels are in the view, so that a label: case without
+ * within: sees them as it would on a labelled node. GFD does not wait for
+ * the plugin, so neither does this: the plugin registers meanwhile. */
+static int wait_labels(run *r)
+{
+    char err[1024];
+    size_t n;
+    double deadline = r->start + r->o.register_timeout;
+    if (mk_gfd_wait_labels(r->gfd, deadline, &mk_cancel, &n, err, sizeof err) != 0) {
+        mk_err("run", "%s", err);
+        mk_rcase *c = mk_report_error(&r->rep, "mokka-run", "gpu-feature-discovery starts and labels",
+                                      "%s", err);
+        if (c)
+            c->output = gfd_log_tail(r, 60);
+        return MK_EXIT_ENV;
+    }
+    progress(r, "gpu-feature-discovery labelled the node: %zu labels in %.2fs", n,
+             now_s() - r->start);
+    progress_done();
+    return 0;
+}
+
 static int start(run *r)
 {
     char err[1024], lib_dir[4096], lib_file[4200], why[512];
@@ -524,7 +611,8 @@ static int start(run *r)
                            r->o.node, r->o.env };
     char log_path[4300];
     snprintf(log_path, sizeof log_path, "%s/plugin.log", r->run_dir);
-    mk_super_opts so = { r->cmd.argv, NULL, &r->sb, log_path, r->o.verbose, r->o.restart_limit, 1 };
+    mk_super_opts so = { r->cmd.argv, NULL, &r->sb, log_path, r->o.verbose, r->o.restart_limit, 1,
+                         "plugin" };
     if (mk_plugin_env(&r->cmd, &po, err, sizeof err) == 0) {
         so.envp = r->cmd.envp;
         r->super = mk_super_start(&so, err, sizeof err);
@@ -537,6 +625,8 @@ static int start(run *r)
     progress(r, "started %s %s", r->cmd.argv[0],
              r->o.cluster ? "under the node's kubelet" : sandbox ? "in the sandbox" : "on the host's paths");
     progress_done();
+    if (r->o.gfd && (start_gfd(r, &po) != 0 || wait_labels(r) != 0))
+        return MK_EXIT_ENV;
     return wait_registered(r);
 }
 
@@ -581,8 +671,9 @@ static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
 static int run_suites(run *r)
 {
     mk_runenv env;
-    if (mk_runenv_init(&env, r->src, r->o.cluster ? MK_ENV_NODE_OBJECTS : MK_ENV_DEVICE_LIST,
-                       r->u, r->run_dir, r->super) != 0)
+    unsigned caps = r->o.cluster ? MK_ENV_NODE_OBJECTS
+                  : MK_ENV_DEVICE_LIST | (r->gfd ? MK_ENV_LABELS : 0);
+    if (mk_runenv_init(&env, r->src, caps, r->u, r->run_dir, r->super) != 0)
         return MK_EXIT_ENV;
     env.env.cancel = &mk_cancel;
     mk_runenv_exec_in(&env, &r->sb, r->cmd.envp);
@@ -597,12 +688,47 @@ static int run_suites(run *r)
     return 0;
 }
 
+/* How GFD fared, once stopped: its crashes on stderr, an error case when it
+ * crashed past --restart-limit while the suites ran (its labels stopped
+ * following the universe), and its log after the plugin's in the first
+ * suite's output. */
+static void report_gfd(run *r)
+{
+    unsigned crashes;
+    char last[600];
+    mk_super_state st = mk_super_status(mk_gfd_super(r->gfd), &crashes, NULL, last, sizeof last);
+    if (crashes && st != MK_SUPER_FAILED)
+        mk_info("run", "gpu-feature-discovery crashed %u time%s during the run and was restarted "
+                "(its log is in the report)", crashes, crashes == 1 ? "" : "s");
+    mk_rsuite *s = r->rep.n ? r->rep.suites[0] : NULL;
+    if (st == MK_SUPER_FAILED && s && strcmp(s->name, "mokka-run") != 0) {
+        mk_rcase *c = mk_report_error(&r->rep, "mokka-run", "gpu-feature-discovery keeps running",
+                                      "gpu-feature-discovery %s and crashed %u times, more than "
+                                      "--restart-limit allows", last, crashes);
+        if (c)
+            c->output = gfd_log_tail(r, 60);
+    }
+    char *tail = gfd_log_tail(r, 200), *joined = NULL;
+    if (s && tail && asprintf(&joined, "%s%s--- gpu-feature-discovery ---\n%s",
+                              s->output ? s->output : "", s->output && *s->output ? "\n" : "",
+                              tail) >= 0) {
+        free(s->output);
+        s->output = joined;
+    }
+    free(tail);
+    mk_gfd_free(r->gfd);
+    r->gfd = NULL;
+}
+
 /* Stops everything, writes the reports, cleans up; returns the exit code. */
 static int finish(run *r, int rc)
 {
     r->stopping = 1;
+    int sig = mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM;
+    if (r->gfd)
+        mk_gfd_stop(r->gfd, sig);
     if (r->super)
-        mk_super_stop(r->super, mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM, 10000);
+        mk_super_stop(r->super, sig, 10000);
     mk_rcase *ended = NULL;
     if (mk_cancel == SIGALRM)
         ended = mk_report_error(&r->rep, "mokka-run", "run finishes in time",
@@ -625,6 +751,9 @@ static int finish(run *r, int rc)
             s->output = log_tail(r, 200);
         mk_super_free(r->super);
     }
+    if (r->gfd)
+        report_gfd(r);
+    mk_debugsrv_stop(r->debug);
     if (r->kubelet)
         mk_kubelet_stop(r->kubelet);
     if (r->kube)
@@ -671,6 +800,7 @@ static void release(run *r)
     mk_report_free(&r->rep);
     free(r->o.suites);
     free(r->o.env);
+    free(r->o.gfd_args);
 }
 
 int cmd_run(int argc, char **argv)
@@ -693,6 +823,8 @@ int cmd_run(int argc, char **argv)
         return MK_EXIT_ENV;
     }
     mk_cancel_start(r.o.timeout);
+    if (r.u->debug)
+        r.debug = mk_debugsrv_start("run", r.u->debug_listen, r.run_dir);
     rc = start(&r);
     if (rc == 0)
         rc = run_suites(&r);

@@ -79,14 +79,15 @@ void mk_diags_tidy(mk_diags *d)
 
 static void print_one(const mk_diag *g, FILE *f)
 {
-    int err = g->level == MK_DIAG_ERROR;
+    static const char *const names[] = { "error", "warning", "note" };
+    static const char *const colours[] = { "1;31", "1;35", "1;36" };
     const char *bold = mk_sgr(f, "1"), *reset = mk_sgr(f, "0");
     if (g->file && g->line > 0)
         fprintf(f, "%s%s:%d:%d:%s ", bold, g->file, g->line, g->col, reset);
     else if (g->file)
         fprintf(f, "%s%s:%s ", bold, g->file, reset);
-    fprintf(f, "%s%s:%s %s\n", mk_sgr(f, err ? "1;31" : "1;35"), err ? "error" : "warning",
-            mk_sgr(f, "0"), g->msg ? g->msg : "(out of memory)");
+    fprintf(f, "%s%s:%s %s\n", mk_sgr(f, colours[g->level]), names[g->level], mk_sgr(f, "0"),
+            g->msg ? g->msg : "(out of memory)");
 }
 
 void mk_print_diags(const mk_diags *d, FILE *f)

@@ -1,4 +1,6 @@
-/* plugenv.c - resolving the device plugin and building its environment. */
+/* plugenv.c - resolving the programs `mokka run` supervises (the device
+ * plugin, gpu-feature-discovery), their command lines and their
+ * environment. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +25,12 @@ static const char *const plugin_twins[] = {
  * own container view would hide GPUs from the plugin (it sees the node). */
 static const char *const ours[] = {
     "LD_PRELOAD", "LD_LIBRARY_PATH", "MOCK_CONFIG_PATH", "MOKKA_CONFIG", "MOKKA_STATE_DIR",
-    "MOKKA_NODE_NAME", "NVIDIA_VISIBLE_DEVICES", NULL
+    "MOKKA_NODE_NAME", "MOKKA_CLI", "NVIDIA_VISIBLE_DEVICES", NULL
 };
+
+/* gpu-feature-discovery's twins of its flags all start so (GFD_ONESHOT,
+ * GFD_OUTPUT_FILE, GFD_SLEEP_INTERVAL, ...). */
+#define GFD_TWINS "GFD_"
 
 static int in_list(const char *entry, const char *const *names)
 {
@@ -51,6 +57,34 @@ static char *find_on_path(const char *name)
     return NULL;
 }
 
+/* The executable `name` (a path, or looked up on PATH) as an absolute
+ * path; NULL with err, which says what was looked for and `hint`. */
+static char *resolve_exe(const char *name, const char *what, const char *hint, char *err,
+                         size_t errlen)
+{
+    char *exe = strchr(name, '/') ? realpath(name, NULL) : find_on_path(name);
+    if (exe && access(exe, X_OK) == 0)
+        return exe;
+    if (strchr(name, '/'))
+        snprintf(err, errlen, "cannot run the %s %s: %s", what, name,
+                 exe ? strerror(errno) : strerror(errno ? errno : ENOENT));
+    else
+        snprintf(err, errlen, "no %s: '%s' is not on PATH; %s", what, name, hint);
+    free(exe);
+    return NULL;
+}
+
+/* argv of n entries after argv[0] = exe; NULL when out of memory. */
+static char **new_argv(char *exe, size_t n)
+{
+    char **argv = calloc(n + 2, sizeof *argv);
+    if (argv)
+        argv[0] = exe;
+    else
+        free(exe);
+    return argv;
+}
+
 int mk_plugin_resolve(const char *plugin, char *const *args, size_t nargs, mk_plugin_cmd *out,
                       char *err, size_t errlen)
 {
@@ -63,28 +97,55 @@ int mk_plugin_resolve(const char *plugin, char *const *args, size_t nargs, mk_pl
     }
     if (!name)
         name = "nvidia-device-plugin";
-    char *exe = strchr(name, '/') ? realpath(name, NULL) : find_on_path(name);
-    if (!exe || access(exe, X_OK) != 0) {
-        if (strchr(name, '/'))
-            snprintf(err, errlen, "cannot run the device plugin %s: %s", name,
-                     exe ? strerror(errno) : strerror(errno ? errno : ENOENT));
-        else
-            snprintf(err, errlen, "no device plugin: '%s' is not on PATH; give --plugin PATH or "
-                     "-- COMMAND (this build's stand-in plugin is build/tests/fake-device-plugin)",
-                     name);
-        free(exe);
+    char *exe = resolve_exe(name, "device plugin", "give --plugin PATH or -- COMMAND (this "
+                            "build's stand-in plugin is build/tests/fake-device-plugin)", err, errlen);
+    if (!exe)
         return -1;
-    }
-    out->argv = calloc(nargs - skip + 2, sizeof *out->argv);
-    if (!out->argv) {
-        free(exe);
+    if (!(out->argv = new_argv(exe, nargs - skip))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    out->argv[0] = exe;
     for (size_t i = skip; i < nargs; i++)
         out->argv[i - skip + 1] = strdup(args[i]);
     return 0;
+}
+
+const char *mk_plugin_mig_strategy(const mk_plugin_cmd *c)
+{
+    for (size_t i = 1; c->argv && c->argv[i]; i++) {
+        const char *a = c->argv[i];
+        if (strncmp(a, "--mig-strategy=", 15) == 0)
+            return a + 15;
+        if (strcmp(a, "--mig-strategy") == 0 && c->argv[i + 1])
+            return c->argv[i + 1];
+    }
+    return NULL;
+}
+
+int mk_gfd_resolve(const mk_gfd_opts *o, mk_plugin_cmd *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char *exe = resolve_exe(o->path ? o->path : "gpu-feature-discovery", "gpu-feature-discovery",
+                            "give --gfd=PATH (this build's stand-in is build/tests/fake-gfd)",
+                            err, errlen);
+    if (!exe)
+        return -1;
+    if (!(out->argv = new_argv(exe, 4 + o->nextra)))
+        goto oom;
+    size_t n = 1;
+    if (asprintf(&out->argv[n++], "--oneshot=false") < 0 ||
+        asprintf(&out->argv[n++], "--output-file=%s", o->output_file) < 0 ||
+        asprintf(&out->argv[n++], "--sleep-interval=%s", o->interval) < 0 ||
+        (o->mig_strategy && asprintf(&out->argv[n++], "--mig-strategy=%s", o->mig_strategy) < 0))
+        goto oom;
+    for (size_t i = 0; i < o->nextra; i++)
+        if (!(out->argv[n++] = strdup(o->extra[i])))
+            goto oom;
+    return 0;
+oom:
+    mk_plugin_cmd_free(out);
+    snprintf(err, errlen, "out of memory");
+    return -1;
 }
 
 static int add(char ***env, size_t *n, const char *fmt, const char *a, const char *b)
@@ -109,13 +170,16 @@ int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t 
     size_t n = 0;
     int rc = 0;
     for (char **e = environ; *e && rc == 0; e++)
-        if (!in_list(*e, plugin_twins) && !in_list(*e, ours))
+        if (!in_list(*e, plugin_twins) && !in_list(*e, ours) &&
+            strncmp(*e, GFD_TWINS, strlen(GFD_TWINS)) != 0)
             rc = add(&env, &n, "%s%s", *e, "");
     rc = rc ? rc : add(&env, &n, "LD_PRELOAD=%s%s", o->lib_file, "");
     rc = rc ? rc : add(&env, &n, "LD_LIBRARY_PATH=%s%s", o->lib_dir, "");
     if (o->config_path)
         rc = rc ? rc : add(&env, &n, "MOCK_CONFIG_PATH=%s%s", o->config_path, "");
     rc = rc ? rc : add(&env, &n, "MOKKA_STATE_DIR=%s%s", o->state_dir, "");
+    /* The library leaves `debug: true` to mokka run (nvml_debug.c). */
+    rc = rc ? rc : add(&env, &n, "MOKKA_CLI=%s%s", "run", "");
     if (o->node_name)
         rc = rc ? rc : add(&env, &n, "MOKKA_NODE_NAME=%s%s", o->node_name, "");
     for (char *const *x = o->extra; x && *x && rc == 0; x++) {

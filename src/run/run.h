@@ -4,6 +4,7 @@
 #ifndef MOKKA_RUN_H
 #define MOKKA_RUN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include "universe.h"
@@ -20,6 +21,8 @@
  *                                    subsystem ids of the configured GPUs
  *   /proc/driver/nvidia-caps/        mig-minors for the MIG devices
  *   /proc/driver/nvidia/version      the emulated driver's version line
+ *   /sys/class/dmi/id/product_name   the universe's `machine:` (the DMI
+ *                                    product name gpu-feature-discovery reads)
  *   /dev/nvidia*, /dev/nvidia-caps/  device nodes for the configured minors
  *
  * The files are built on the host under the run directory (which the host
@@ -31,6 +34,7 @@
  * its nearest existing parent with a tmpfs that mirrors the parent's entries
  * by bind mounts. */
 #define MK_KUBELET_DIR "/var/lib/kubelet/device-plugins"
+#define MK_DMI_DIR "/sys/class/dmi/id"
 
 typedef struct mk_sandbox {
     char run_dir[4096];     /* host directory holding the trees below */
@@ -67,6 +71,7 @@ typedef struct mk_super_opts {
     int verbose;                  /* echo lines live on stderr */
     unsigned restart_limit;       /* crashes restarted before giving up */
     double backoff_s;             /* first restart delay; doubles each time, max 30 s */
+    const char *name;             /* in its log lines: "plugin" (NULL), "gfd" */
 } mk_super_opts;
 
 typedef enum {
@@ -114,12 +119,29 @@ typedef struct mk_plugenv_opts {
  * saying what was looked for. */
 int mk_plugin_resolve(const char *plugin, char *const *args, size_t nargs, mk_plugin_cmd *out,
                       char *err, size_t errlen);
+/* The plugin's --mig-strategy (=VALUE or the next argument), or NULL. */
+const char *mk_plugin_mig_strategy(const mk_plugin_cmd *c);
+
+/* gpu-feature-discovery beside the plugin: labels to output_file every
+ * interval, the plugin's MIG strategy, then extra arguments of its own. */
+typedef struct mk_gfd_opts {
+    const char *path;           /* --gfd=PATH; NULL: gpu-feature-discovery on PATH */
+    const char *output_file;    /* --output-file */
+    const char *interval;       /* --sleep-interval, e.g. "1s" */
+    const char *mig_strategy;   /* NULL: GFD's own default */
+    char *const *extra;
+    size_t nextra;
+} mk_gfd_opts;
+/* Its command line (the environment is mk_plugin_env's, as for the
+ * plugin); 0, or -1 with err. */
+int mk_gfd_resolve(const mk_gfd_opts *o, mk_plugin_cmd *out, char *err, size_t errlen);
 /* Builds out->envp from the current environment: LD_PRELOAD,
- * LD_LIBRARY_PATH, MOCK_CONFIG_PATH, MOKKA_STATE_DIR and MOKKA_NODE_NAME are
- * set for the mock; the plugin's own flag twins (MIG_STRATEGY,
- * FAIL_ON_INIT_ERROR, ...), other Mokka variables and NVIDIA_VISIBLE_DEVICES
- * are removed unless given with --env, so that the command line alone
- * decides. */
+ * LD_LIBRARY_PATH, MOCK_CONFIG_PATH, MOKKA_STATE_DIR, MOKKA_NODE_NAME and
+ * MOKKA_CLI=run (the CLI serves `debug: true`, not the library) are set for
+ * the mock; the plugin's own flag twins (MIG_STRATEGY,
+ * FAIL_ON_INIT_ERROR, ...), gpu-feature-discovery's (GFD_*), other Mokka
+ * variables and NVIDIA_VISIBLE_DEVICES are removed unless given with --env,
+ * so that the command line alone decides. */
 int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t errlen);
 void mk_plugin_cmd_free(mk_plugin_cmd *c);
 
@@ -161,5 +183,45 @@ void mk_runenv_free(mk_runenv *r);
  * left in its group is killed too. Both stay owned by the caller. */
 void mk_runenv_exec_in(mk_runenv *r, const mk_sandbox *sb, char *const *plugin_env);
 
+
+/* gfdlabels.c: gpu-feature-discovery's labels in the node view: a node
+ * source showing `inner`'s nodes with the labels of GFD's output file at
+ * `path` added (the file may appear later and change at any time; a change
+ * wakes wait_change within 100 ms). */
+typedef struct mk_gfdlabels mk_gfdlabels;
+mk_gfdlabels *mk_gfdlabels_new(mk_nodesrc *inner, const char *path);
+mk_nodesrc *mk_gfdlabels_nodesrc(mk_gfdlabels *l);
+/* How many labels the file holds now; 0 while there is no file. */
+size_t mk_gfdlabels_count(mk_gfdlabels *l);
+void mk_gfdlabels_free(mk_gfdlabels *l);
+/* Adds the `key=value` lines of text to n's labels (a later line wins);
+ * -1 when out of memory. */
+int mk_gfd_parse_labels(const char *text, mk_nv_node *n);
+
+/* gfd.c: gpu-feature-discovery under supervision beside the plugin, its
+ * labels (written to RUN_DIR/features.d/gfd, relabelled every second) in
+ * the node view, its log in RUN_DIR/gfd.log. */
+typedef struct mk_gfd mk_gfd;
+typedef struct mk_gfd_start_opts {
+    mk_gfd_opts cmd;                /* path, mig_strategy, extra (the rest is set here) */
+    const mk_plugenv_opts *env;     /* the same environment as the plugin */
+    const mk_sandbox *sandbox;
+    const char *run_dir;
+    int verbose;
+    unsigned restart_limit;
+    mk_nodesrc *inner;              /* the view the labels join */
+} mk_gfd_start_opts;
+mk_gfd *mk_gfd_start(const mk_gfd_start_opts *o, char *err, size_t errlen);
+const char *mk_gfd_path(const mk_gfd *g);
+/* The inner view with GFD's labels. */
+mk_nodesrc *mk_gfd_nodesrc(mk_gfd *g);
+mk_super *mk_gfd_super(mk_gfd *g);
+/* Waits until the labels file has labels (*nlabels of them) or the
+ * monotonic deadline passes, GFD fails for good or *cancel is set; 0, or
+ * -1 with err. */
+int mk_gfd_wait_labels(mk_gfd *g, double deadline, volatile sig_atomic_t *cancel, size_t *nlabels,
+                       char *err, size_t errlen);
+void mk_gfd_stop(mk_gfd *g, int sig);
+void mk_gfd_free(mk_gfd *g);
 
 #endif

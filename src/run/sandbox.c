@@ -180,6 +180,12 @@ int mk_sandbox_prepare(mk_sandbox *sb, const char *run_dir, const mk_universe *u
     if (write_file(path, "NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  (Mokka virtual driver)\n"
                    "GCC version:  n/a\n", u->driver_version) != 0)
         return fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    pathf(path, sizeof path, "%s/dmi-id", run_dir);
+    if (mkdir_p(path, 0755) != 0)
+        return fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    pathf(path, sizeof path, "%s/dmi-id/product_name", run_dir);
+    if (write_file(path, "%s\n", u->machine) != 0)
+        return fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
     pathf(path, sizeof path, "%s/dev-nodes", run_dir);
     if (dev_nodes(path, u) != 0)
         return fail(err, errlen, "cannot write the device nodes in %s: %s", path, strerror(errno));
@@ -343,6 +349,20 @@ static int shadow_dev(const mk_sandbox *sb, int *nshadow, char *err, size_t errl
     return bind(shadow, "/dev", err, errlen);
 }
 
+/* The machine's product name: over the host's file where there is one (the
+ * rest of its DMI stays), else the whole directory. */
+static int dmi(const mk_sandbox *sb, int *nshadow, char *err, size_t errlen)
+{
+    char src[4400];
+    struct stat st;
+    if (stat(MK_DMI_DIR "/product_name", &st) == 0) {
+        pathf(src, sizeof src, "%s/dmi-id/product_name", sb->run_dir);
+        return bind(src, MK_DMI_DIR "/product_name", err, errlen);
+    }
+    pathf(src, sizeof src, "%s/dmi-id", sb->run_dir);
+    return overlay(sb, MK_DMI_DIR, src, nshadow, err, errlen);
+}
+
 int mk_sandbox_enter(const mk_sandbox *sb, char *err, size_t errlen)
 {
     char src[4400];
@@ -358,6 +378,8 @@ int mk_sandbox_enter(const mk_sandbox *sb, char *err, size_t errlen)
         return -1;
     pathf(src, sizeof src, "%s/proc-driver", sb->run_dir);
     if (overlay(sb, "/proc/driver", src, &nshadow, err, errlen) != 0)
+        return -1;
+    if (dmi(sb, &nshadow, err, errlen) != 0)
         return -1;
     return shadow_dev(sb, &nshadow, err, errlen);
 }

@@ -1,9 +1,9 @@
 /* supervise.c - starting, watching, restarting and stopping the device
- * plugin (see run.h).
+ * plugin and gpu-feature-discovery (see run.h).
  *
- * One thread per supervised plugin polls the plugin's stdout and stderr
- * pipes, turns them into timestamped lines, notices the exit, and restarts
- * after a crash. Every state change happens under one lock and is announced
+ * One thread per supervised program polls its stdout and stderr pipes,
+ * turns them into timestamped lines, notices the exit, and restarts after
+ * a crash. Every state change happens under one lock and is announced
  * on one condition variable. mokka makes itself a child subreaper so that a
  * plugin's daemonised children come back to it and can be reaped at stop. */
 #include <errno.h>
@@ -52,6 +52,31 @@ struct mk_super {
     FILE *log;
 };
 
+/* The processes every supervisor of this mokka runs now: reap_orphans
+ * leaves them alone, so that stopping the plugin never takes
+ * gpu-feature-discovery with it (both are mokka's children). */
+static struct {
+    pthread_mutex_t mu;
+    pid_t pid[16];
+} live = { PTHREAD_MUTEX_INITIALIZER, {0} };
+
+static void live_set(pid_t old, pid_t pid)
+{
+    for (size_t i = 0; i < sizeof live.pid / sizeof live.pid[0]; i++)
+        if (live.pid[i] == old) {
+            live.pid[i] = pid;
+            return;
+        }
+}
+
+static int live_has(pid_t pid)
+{
+    for (size_t i = 0; i < sizeof live.pid / sizeof live.pid[0]; i++)
+        if (live.pid[i] == pid)
+            return 1;
+    return 0;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -84,7 +109,7 @@ static void add_line(mk_super *s, const char *stream_name, const char *text)
         fflush(s->log);
     }
     if (s->o.verbose)
-        fprintf(stderr, "plugin | %s\n", line);
+        fprintf(stderr, "%s | %s\n", s->o.name, line);
 }
 
 /* Reads what is there: 2 when it read something, 1 when there is nothing
@@ -135,7 +160,12 @@ static int spawn(mk_super *s, char *err, size_t errlen)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t parent = getpid();
+    pthread_mutex_lock(&live.mu);
     pid_t pid = fork();
+    if (pid > 0)
+        live_set(0, pid);
+    if (pid != 0)
+        pthread_mutex_unlock(&live.mu);
     if (pid < 0) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -144,7 +174,8 @@ static int spawn(mk_super *s, char *err, size_t errlen)
     }
     if (pid == 0) {
         char why[1024];
-        /* SIGKILL with mokka: a `kill -9` of `mokka run` must not leave the
+        /* (The child's copy of live.mu stays held: it never takes it.)
+         * SIGKILL with mokka: a `kill -9` of `mokka run` must not leave the
          * plugin serving an empty node. Spawns come from the thread that
          * starts the supervisor and from the watcher, which both outlive
          * the plugin (stop waits for it to be reaped). */
@@ -198,10 +229,11 @@ static void reap_orphans(void)
         return;
     pid_t me = getpid();
     struct dirent *e;
+    pthread_mutex_lock(&live.mu);
     while ((e = readdir(d))) {
         char path[300], buf[512];
         pid_t pid = (pid_t)atoi(e->d_name);
-        if (pid <= 0)
+        if (pid <= 0 || live_has(pid))
             continue;
         snprintf(path, sizeof path, "/proc/%d/stat", pid);
         FILE *f = fopen(path, "re");
@@ -217,6 +249,7 @@ static void reap_orphans(void)
             waitpid(pid, NULL, 0);
         }
     }
+    pthread_mutex_unlock(&live.mu);
     closedir(d);
 }
 
@@ -236,6 +269,9 @@ static void handle_exit(mk_super *s, int status)
         close(s->err.fd);
     s->out.fd = s->err.fd = -1;
     snprintf(s->last_exit, sizeof s->last_exit, "%s", what);
+    pthread_mutex_lock(&live.mu);
+    live_set(s->pid, 0);
+    pthread_mutex_unlock(&live.mu);
     s->pid = 0;
     if (s->stopping) {
         s->state = MK_SUPER_STOPPED;
@@ -254,13 +290,13 @@ static void handle_exit(mk_super *s, int status)
     pthread_mutex_unlock(&s->lock);
     char line[400];
     if (st == MK_SUPER_BACKOFF)
-        snprintf(line, sizeof line, "plugin %s; restarting (crash %u of at most %u)", what, crashes,
-                 s->o.restart_limit);
+        snprintf(line, sizeof line, "%s %s; restarting (crash %u of at most %u)", s->o.name, what,
+                 crashes, s->o.restart_limit);
     else if (st == MK_SUPER_FAILED)
-        snprintf(line, sizeof line, "plugin %s; crashed %u time%s, more than --restart-limit %u: "
-                 "giving up", what, crashes, crashes == 1 ? "" : "s", s->o.restart_limit);
+        snprintf(line, sizeof line, "%s %s; crashed %u time%s, more than --restart-limit %u: "
+                 "giving up", s->o.name, what, crashes, crashes == 1 ? "" : "s", s->o.restart_limit);
     else
-        snprintf(line, sizeof line, "plugin %s", what);
+        snprintf(line, sizeof line, "%s %s", s->o.name, what);
     add_line(s, "mokka", line);
 }
 
@@ -325,7 +361,9 @@ static void *watch(void *arg)
             }
             pthread_cond_broadcast(&s->changed);
             pthread_mutex_unlock(&s->lock);
-            add_line(s, "mokka", rc == 0 ? "plugin started again" : err);
+            char again[200];
+            snprintf(again, sizeof again, "%s started again", s->o.name);
+            add_line(s, "mokka", rc == 0 ? again : err);
         }
         if (quit && pid == 0)
             return NULL;
@@ -347,6 +385,8 @@ mk_super *mk_super_start(const mk_super_opts *o, char *err, size_t errlen)
         return NULL;
     }
     s->o = *o;
+    if (!s->o.name)
+        s->o.name = "plugin";
     s->backoff = o->backoff_s > 0 ? o->backoff_s : 1;
     s->out = (stream){ .fd = -1, .name = "stdout" };
     s->err = (stream){ .fd = -1, .name = "stderr" };
@@ -359,7 +399,8 @@ mk_super *mk_super_start(const mk_super_opts *o, char *err, size_t errlen)
     else if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
         snprintf(err, errlen, "pipe: %s", strerror(errno));
     else if (o->log_path && !(s->log = fopen(o->log_path, "ae")))
-        snprintf(err, errlen, "cannot write the plugin log %s: %s", o->log_path, strerror(errno));
+        snprintf(err, errlen, "cannot write the %s log %s: %s", s->o.name, o->log_path,
+                 strerror(errno));
     if (err[0]) {
         mk_super_free(s);
         return NULL;
@@ -372,6 +413,9 @@ mk_super *mk_super_start(const mk_super_opts *o, char *err, size_t errlen)
     if (pthread_create(&s->thread, NULL, watch, s) != 0) {
         kill(-s->pid, SIGKILL);
         waitpid(s->pid, NULL, 0);
+        pthread_mutex_lock(&live.mu);
+        live_set(s->pid, 0);
+        pthread_mutex_unlock(&live.mu);
         s->pid = 0;
         snprintf(err, errlen, "cannot start the watcher thread");
         mk_super_free(s);

@@ -90,7 +90,8 @@ typedef struct mk_suite_var {
 /* What the view can show, beyond capacity and allocatable. */
 enum {
     MK_ENV_DEVICE_LIST = 1,   /* the plugin's device list: ids, health, NUMA (built-in kubelet) */
-    MK_ENV_NODE_OBJECTS = 2   /* labels, annotations, conditions, taints (API server) */
+    MK_ENV_NODE_OBJECTS = 2,  /* labels, annotations, conditions, taints (API server) */
+    MK_ENV_LABELS = 4         /* labels alone (gpu-feature-discovery under mokka run --gfd) */
 };
 
 typedef struct mk_suite_env mk_suite_env;

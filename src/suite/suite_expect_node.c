@@ -173,7 +173,7 @@ static mk_xres check_kv(const mk_expect *x, mk_xctx *c)
     return res;
 }
 
-const mk_xkind mk_xk_label = {"label", MK_XK_NODE_OBJECT, parse_kv, check_kv, free_kv, &labels};
+const mk_xkind mk_xk_label = {"label", MK_XK_LABELS, parse_kv, check_kv, free_kv, &labels};
 const mk_xkind mk_xk_annotation = {"annotation", MK_XK_NODE_OBJECT, parse_kv, check_kv,
                                    free_kv, &annotations};
 

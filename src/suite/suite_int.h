@@ -137,7 +137,8 @@ enum {
     MK_XK_NODE_OBJECT = 4,   /* needs MK_ENV_NODE_OBJECTS */
     MK_XK_CALLS_PLUGIN = 8,  /* asks the plugin: under within, re-checked every second too */
     MK_XK_LIST = 16,         /* the value may be a list: one expectation per item */
-    MK_XK_EXEC = 32          /* about the case's last exec: under within, it runs again */
+    MK_XK_EXEC = 32,         /* about the case's last exec: under within, it runs again */
+    MK_XK_LABELS = 64        /* needs MK_ENV_LABELS or MK_ENV_NODE_OBJECTS */
 };
 
 typedef struct mk_expect mk_expect;

@@ -302,6 +302,12 @@ static int capable(const runner *r, const mk_xkind *k, char *why, size_t len)
                  "not have (check it with mokka assert)", k->key, kind);
         return 0;
     }
+    if ((k->flags & MK_XK_LABELS) && !(r->env->caps & (MK_ENV_LABELS | MK_ENV_NODE_OBJECTS))) {
+        snprintf(why, len, "%s needs the node's labels, which the %s does not have: pass --gfd "
+                 "to mokka run to have gpu-feature-discovery label the node (or check it with "
+                 "mokka assert)", k->key, kind);
+        return 0;
+    }
     return 1;
 }
 

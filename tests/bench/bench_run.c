@@ -140,7 +140,7 @@ static void one_launch(char *const *plugin, size_t nargs, const mk_universe *u, 
     if (mk_plugin_resolve(plugin[0], plugin + 1, nargs - 1, &cmd, err, sizeof err) != 0 ||
         mk_plugin_env(&cmd, &po, err, sizeof err) != 0)
         bench_die("%s", err);
-    mk_super_opts so = { cmd.argv, cmd.envp, &sb, NULL, 0, 0, 1 };
+    mk_super_opts so = { cmd.argv, cmd.envp, &sb, NULL, 0, 0, 1, "plugin" };
 
     double launched = real_s();
     mk_super *s = mk_super_start(&so, err, sizeof err);

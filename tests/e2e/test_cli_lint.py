@@ -207,5 +207,23 @@ class LintTest(CliTest):
         self.assertTrue(h.stdout.startswith('Usage: mokka lint'))
 
 
+    def test_name_resolved_to_a_profile(self):
+        path = self.write('version: 1.0\ncount: 2\ndefaults:\n  name: NVIDIA A100\n')
+        p = mokka('lint', path)
+        self.assertExit(p, 0)
+        self.assertEqual(p.stderr.splitlines(), [
+            "%s:4:9: note: name 'NVIDIA A100' is not a profile's GPU name; it names profile "
+            "a100-sxm4-40gb (NVIDIA A100-SXM4-40GB), the default of its family (give profile: "
+            "for another)" % path,
+            '0 errors, 0 warnings in 1 file'])
+        self.assertExit(mokka('lint', '--strict', path), 0)
+        path = self.write('version: 1.0\ndevices:\n  - name: H100 80GB\n')
+        p = mokka('lint', path)
+        self.assertExit(p, 2)
+        self.assertIn("%s:3:11: error: name 'H100 80GB' names 2 profiles: h100-pcie-80gb (NVIDIA "
+                      "H100 PCIe), h100-sxm5-80gb (NVIDIA H100 80GB HBM3); give profile: or the "
+                      "full GPU name" % path, p.stderr)
+
+
 if __name__ == '__main__':
     unittest.main()

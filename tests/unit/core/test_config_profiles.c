@@ -193,6 +193,59 @@ START_TEST(profile_inferred_from_name)
 }
 END_TEST
 
+/* A name that is not a profile's full GPU name: the one profile its words
+ * name, with a note; a family named alone: its default; several: an error
+ * listing them. */
+static const struct { const char *name, *profile, *note; } resolved[] = {
+    { "NVIDIA A100", "a100-sxm4-40gb", "t.yaml:2:18: note: name 'NVIDIA A100' is not a profile's "
+      "GPU name; it names profile a100-sxm4-40gb (NVIDIA A100-SXM4-40GB), the default of its "
+      "family (give profile: for another)" },
+    { "H100", "h100-sxm5-80gb", NULL },
+    { "nvidia h100 sxm", "h100-sxm5-80gb", "t.yaml:2:18: note: name 'nvidia h100 sxm' is not a "
+      "profile's GPU name; it names profile h100-sxm5-80gb (NVIDIA H100 80GB HBM3)" },
+    { "H100 PCIe", "h100-pcie-80gb", NULL },
+    { "A100 80GB", "a100-sxm4-80gb", NULL },
+    { "A100-SXM4-40GB", "a100-sxm4-40gb", NULL },
+    { "A10", "a10", NULL },        /* not the A100s: "A10" ends in a digit */
+    { "RTX 6000", "rtx-6000-ada", NULL },
+};
+
+START_TEST(profile_resolved_from_name)
+{
+    char yaml[256];
+    snprintf(yaml, sizeof yaml, "count: 2\ndefaults: {name: \"%s\"}\n", resolved[_i].name);
+    mk_diags d;
+    mk_universe *u = t_load(yaml, &d);
+    ck_assert_msg(u != NULL, "%s", t_diag_text(&d));
+    ck_assert_str_eq(u->dev[1].profile, resolved[_i].profile);
+    ck_assert_str_eq(u->dev[1].name, resolved[_i].name);
+    ck_assert_uint_eq(d.n, 1);   /* one note for both GPUs */
+    ck_assert_int_eq(d.v[0].level, MK_DIAG_NOTE);
+    ck_assert_uint_eq(d.errors + d.warnings, 0);
+    if (resolved[_i].note)
+        ck_assert_msg(t_has_diag(&d, resolved[_i].note), "%s", t_diag_text(&d));
+    mk_universe_free(u);
+    mk_diags_free(&d);
+}
+END_TEST
+
+START_TEST(ambiguous_name)
+{
+    EXPECT_ONLY("devices:\n  - {name: A100 SXM4}\n",
+                "t.yaml:2:12: error: name 'A100 SXM4' names 2 profiles: a100-sxm4-40gb (NVIDIA "
+                "A100-SXM4-40GB), a100-sxm4-80gb (NVIDIA A100-SXM4-80GB); give profile: or the "
+                "full GPU name");
+    EXPECT_DIAG("count: 3\ndefaults: {name: NVIDIA 80GB}\n",
+                "t.yaml:2:18: error: name 'NVIDIA 80GB' names 3 profiles: a100-sxm4-80gb (NVIDIA "
+                "A100-SXM4-80GB), h100-pcie-80gb (NVIDIA H100 PCIe), h100-sxm5-80gb (NVIDIA H100 "
+                "80GB HBM3); give profile: or the full GPU name");
+    /* profile: decides; the name is then only the name. */
+    mk_universe *u = LOAD_CLEAN("devices:\n  - {name: A100 SXM4, profile: a100-sxm4-80gb}\n");
+    ck_assert_str_eq(u->dev[0].profile, "a100-sxm4-80gb");
+    mk_universe_free(u);
+}
+END_TEST
+
 /* fixtures/configs/seed.yaml: the config Mokka started from, loaded exactly
  * as written, non-hex UUIDs included. */
 START_TEST(seed_config)
@@ -394,6 +447,9 @@ int main(void)
     tcase_add_test(tc, profile_names);
     tcase_add_test(tc, layers);
     tcase_add_test(tc, profile_inferred_from_name);
+    tcase_add_loop_test(tc, profile_resolved_from_name, 0,
+                        (int)(sizeof resolved / sizeof resolved[0]));
+    tcase_add_test(tc, ambiguous_name);
     tcase_add_test(tc, seed_config);
     tcase_add_test(tc, example_configs_load_clean);
     tcase_add_test(tc, default_universe);

@@ -452,8 +452,28 @@ START_TEST(test_capabilities)
     f.env.caps = MK_ENV_DEVICE_LIST;
     f.src.kind = "built-in kubelet";
     run("cases:\n  - name: labels\n    expect: {label: {a: b}}\n");
-    ck_assert_str_eq(result(0)->message, "label needs the Node object from the API server, which "
-                     "the built-in kubelet does not have (check it with mokka assert)");
+    ck_assert_str_eq(result(0)->message, "label needs the node's labels, which the built-in "
+                     "kubelet does not have: pass --gfd to mokka run to have "
+                     "gpu-feature-discovery label the node (or check it with mokka assert)");
+}
+END_TEST
+
+/* mokka run --gfd: labels are checked beside the device list, while the
+ * rest of the Node object (annotations, ...) still is not there. */
+START_TEST(test_capability_labels)
+{
+    fake_kv(&f.view.node[0].labels, &f.view.node[0].nlabels, "nvidia.com/gpu.count", "8");
+    f.env.caps = MK_ENV_DEVICE_LIST | MK_ENV_LABELS;
+    f.src.kind = "built-in kubelet";
+    run("cases:\n"
+        "  - name: labels\n"
+        "    expect: {label: {nvidia.com/gpu.count: \"8\"}, unhealthy-count: 0}\n"
+        "  - name: annotations\n"
+        "    expect: {annotation: {a: b}}\n");
+    ck_assert_int_eq(result(0)->status, MK_ST_PASS);
+    ck_assert_int_eq(result(1)->status, MK_ST_ERROR);
+    ck_assert_str_eq(result(1)->message, "annotation needs the Node object from the API server, "
+                     "which the built-in kubelet does not have (check it with mokka assert)");
 }
 END_TEST
 
@@ -702,6 +722,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_preferred);
     tcase_add_test(tc, test_cluster_expectations);
     tcase_add_test(tc, test_capabilities);
+    tcase_add_test(tc, test_capability_labels);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("running");

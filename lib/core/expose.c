@@ -1,5 +1,5 @@
 /* exposition.c - dcgm-exporter-compatible and mokka_* metrics from a live
- * state (see metrics.h).
+ * state (see expose.h).
  *
  * Like dcgm-exporter, a field the GPU cannot report (a sensor the config
  * marks N/A, or any telemetry of a GPU that fell off the bus) has no sample
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
+#include "expose.h"
 #include "units.h"
 
 #define MIB (1ull << 20)
@@ -310,4 +310,18 @@ void mk_expose(FILE *f, const mk_view *v)
     expose_calls(f, v);
     expose_process(f, v);
     expose_views(f, v);
+}
+
+char *mk_expose_text(const mk_view *v, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    mk_expose(f, v);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }

@@ -1,5 +1,5 @@
-/* prom.c - Prometheus text format writer (see metrics.h). */
-#include "metrics.h"
+/* prom.c - Prometheus text format writer (see expose.h). */
+#include "expose.h"
 
 /* Help text: backslash and newline escaped; label values also quotes. */
 static void escaped(FILE *f, const char *s, int quotes)

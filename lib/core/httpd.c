@@ -1,15 +1,19 @@
-/* httpd.c - a small poll()-based HTTP server (see metrics.h).
+/* httpd.c - a small poll()-based HTTP server (see httpd.h).
  *
  * Every socket is non-blocking and every client has a deadline, so a client
  * that connects and says nothing (or reads slowly) costs one slot until its
  * deadline, never the whole server. SIGINT and SIGTERM are blocked except
  * inside ppoll(), so a signal can only arrive while the server waits and is
- * never lost between checking the stop flag and waiting. */
+ * never lost between checking the stop flag and waiting. In the background
+ * (mk_http_bg_start) a thread of its own serves, takes no signal, and stops
+ * when its pipe is closed. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +22,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "metrics.h"
+#include "httpd.h"
 
 #define MAX_CLIENTS 32
 #define REQ_MAX 8192
@@ -260,27 +264,28 @@ static void accept_all(int fd, client *cl)
     }
 }
 
-int mk_http_serve(int fd, mk_http_handler h, void *ctx, char *err, size_t errlen)
+/* Serves until *stop is set (by a signal that ppoll lets through with
+ * `mask`) or stop_fd becomes readable (-1: none); closes fd. */
+static int serve(int fd, mk_http_handler h, void *ctx, const sigset_t *mask,
+                 const volatile sig_atomic_t *stop, int stop_fd, char *err, size_t errlen)
 {
-    static client cl[MAX_CLIENTS];
-    struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
-    sigset_t block, old_mask;
+    client *cl = calloc(MAX_CLIENTS, sizeof *cl);
     int rc = 0;
+    if (!cl) {
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     for (int i = 0; i < MAX_CLIENTS; i++)
         cl[i].fd = -1;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigprocmask(SIG_BLOCK, &block, &old_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    stop_requested = 0;
-    while (!stop_requested) {
-        struct pollfd pfd[MAX_CLIENTS + 1];
-        client *who[MAX_CLIENTS + 1];
+    while (!*stop) {
+        struct pollfd pfd[MAX_CLIENTS + 2];
+        client *who[MAX_CLIENTS + 2];
         nfds_t n = 0;
         uint64_t now = now_ms(), next = now + 60000;
         pfd[n] = (struct pollfd){ fd, POLLIN, 0 };
+        who[n++] = NULL;
+        pfd[n] = (struct pollfd){ stop_fd, POLLIN, 0 };
         who[n++] = NULL;
         for (int i = 0; i < MAX_CLIENTS; i++) {
             if (cl[i].fd < 0)
@@ -295,14 +300,16 @@ int mk_http_serve(int fd, mk_http_handler h, void *ctx, char *err, size_t errlen
             who[n++] = &cl[i];
         }
         struct timespec ts = { (time_t)((next - now) / 1000), (long)((next - now) % 1000) * 1000000 };
-        if (ppoll(pfd, n, &ts, &old_mask) < 0) {
+        if (ppoll(pfd, n, &ts, mask) < 0) {
             if (errno == EINTR)
                 continue;
             snprintf(err, errlen, "poll: %s", strerror(errno));
             rc = -1;
             break;
         }
-        for (nfds_t i = 1; i < n; i++) {
+        if (pfd[1].revents)
+            break;
+        for (nfds_t i = 2; i < n; i++) {
             if (!pfd[i].revents)
                 continue;
             if (who[i]->out)
@@ -316,9 +323,85 @@ int mk_http_serve(int fd, mk_http_handler h, void *ctx, char *err, size_t errlen
     for (int i = 0; i < MAX_CLIENTS; i++)
         if (cl[i].fd >= 0)
             drop(&cl[i]);
+    free(cl);
     close(fd);
+    return rc;
+}
+
+int mk_http_serve(int fd, mk_http_handler h, void *ctx, char *err, size_t errlen)
+{
+    struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &old_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    stop_requested = 0;
+    int rc = serve(fd, h, ctx, &old_mask, &stop_requested, -1, err, errlen);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
     return rc;
+}
+
+/* --- in the background ---------------------------------------------------------------- */
+
+struct mk_http_bg {
+    pthread_t thread;
+    int fd, stop[2];
+    mk_http_handler h;
+    void *ctx;
+};
+
+static void *bg_main(void *arg)
+{
+    mk_http_bg *b = arg;
+    static const volatile sig_atomic_t never = 0;
+    char err[256];
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, NULL, &mask);
+    if (serve(b->fd, b->h, b->ctx, &mask, &never, b->stop[0], err, sizeof err) != 0)
+        fprintf(stderr, "mokka: the metrics server stopped: %s\n", err);
+    return NULL;
+}
+
+mk_http_bg *mk_http_bg_start(int fd, mk_http_handler h, void *ctx, char *err, size_t errlen)
+{
+    mk_http_bg *b = calloc(1, sizeof *b);
+    if (!b || pipe2(b->stop, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "%s", b ? strerror(errno) : "out of memory");
+        free(b);
+        close(fd);
+        return NULL;
+    }
+    b->fd = fd;
+    b->h = h;
+    b->ctx = ctx;
+    /* The server's thread takes no signal: they are the command's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&b->thread, NULL, bg_main, b);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot start the server thread: %s", strerror(rc));
+        close(b->stop[0]);
+        close(b->stop[1]);
+        close(fd);
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void mk_http_bg_stop(mk_http_bg *b)
+{
+    if (!b)
+        return;
+    close(b->stop[1]);
+    pthread_join(b->thread, NULL);
+    close(b->stop[0]);
+    free(b);
 }

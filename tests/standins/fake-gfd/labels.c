@@ -1,0 +1,255 @@
+/* labels.c - the labels gpu-feature-discovery writes, from NVML and sysfs:
+ * driver and CUDA versions, the first GPU's product, memory, family and
+ * compute capability, the GPU count, MIG capability and (strategy single
+ * or mixed) the MIG devices, the GPU mode from the PCI class in sysfs, and
+ * the machine from the DMI product name. Values are sanitised as GFD does:
+ * spaces become '-'. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "gfd.h"
+
+#define P "nvidia.com/"
+#define MAX_MIG_PROFILES 32
+
+static void add(fg_labels *l, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add(fg_labels *l, const char *key, const char *fmt, ...)
+{
+    char value[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    for (char *c = value; *c; c++)
+        if (*c == ' ')
+            *c = '-';
+    size_t need = strlen(P) + strlen(key) + strlen(value) + 3;
+    if (l->len + need > l->cap) {
+        size_t cap = (l->cap + need) * 2;
+        char *t = realloc(l->text, cap);
+        if (!t)
+            return;
+        l->text = t;
+        l->cap = cap;
+    }
+    l->len += (size_t)snprintf(l->text + l->len, l->cap - l->len, "%s%s=%s\n", P, key, value);
+}
+
+void fg_labels_free(fg_labels *l)
+{
+    free(l->text);
+    memset(l, 0, sizeof *l);
+}
+
+/* GFD's getArchFamily. */
+static const char *family(int major, int minor)
+{
+    switch (major) {
+    case 3: return "kepler";
+    case 5: return "maxwell";
+    case 6: return "pascal";
+    case 7: return minor < 5 ? "volta" : "turing";
+    case 8: return minor < 9 ? "ampere" : "ada-lovelace";
+    case 9: return "hopper";
+    case 10: return "blackwell";
+    default: return "undefined";
+    }
+}
+
+/* "NVIDIA DGX A100" from the DMI file, trimmed; "unknown" without one. */
+static void machine(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "re");
+    snprintf(out, len, "unknown");
+    if (!f) {
+        fg_log('W', "cannot read the machine type from %s", path);
+        return;
+    }
+    if (fgets(out, (int)len, f)) {
+        size_t n = strlen(out);
+        while (n && isspace((unsigned char)out[n - 1]))
+            out[--n] = 0;
+    }
+    fclose(f);
+}
+
+/* compute or graphics from /sys/bus/pci/devices/<bus id>/class (NVML's bus
+ * id with a 4-digit domain, in lower case, as go-nvlib's nvpci reads it). */
+static const char *gpu_mode(const char *bus_id)
+{
+    char id[32], path[128];
+    unsigned cls = 0;
+    snprintf(id, sizeof id, "%s", strncmp(bus_id, "0000", 4) == 0 && strlen(bus_id) > 12
+                                       ? bus_id + 4 : bus_id);
+    for (char *c = id; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/class", id);
+    FILE *f = fopen(path, "re");
+    if (!f || fscanf(f, "%x", &cls) != 1) {
+        if (f)
+            fclose(f);
+        fg_log('W', "no PCI class for %s in sysfs (%s)", bus_id, path);
+        return "unknown";
+    }
+    fclose(f);
+    return (cls >> 8) == 0x0302 ? "compute" : (cls >> 8) == 0x0300 ? "graphics" : "unknown";
+}
+
+typedef struct {
+    char name[32];          /* "1g.5gb" */
+    unsigned count, mem_mib, sms, slices;
+} mig_profile;
+
+/* The MIG devices of every MIG-enabled GPU, grouped by profile. */
+static size_t mig_profiles(const fg_nvml *n, unsigned gpus, mig_profile *out, size_t max)
+{
+    size_t np = 0;
+    for (unsigned i = 0; i < gpus; i++) {
+        nvmlDevice_t d;
+        unsigned cur = 0, pend = 0, nmig = 0;
+        if (n->DeviceGetHandleByIndex_v2(i, &d) != NVML_SUCCESS ||
+            n->DeviceGetMigMode(d, &cur, &pend) != NVML_SUCCESS || cur != NVML_DEVICE_MIG_ENABLE ||
+            n->DeviceGetMaxMigDeviceCount(d, &nmig) != NVML_SUCCESS)
+            continue;
+        for (unsigned j = 0; j < nmig; j++) {
+            nvmlDevice_t m;
+            nvmlDeviceAttributes_t a;
+            if (n->DeviceGetMigDeviceHandleByIndex(d, j, &m) != NVML_SUCCESS ||
+                n->DeviceGetAttributes_v2(m, &a) != NVML_SUCCESS)
+                continue;
+            char name[32];
+            snprintf(name, sizeof name, "%ug.%llugb", a.gpuInstanceSliceCount,
+                     (a.memorySizeMB + 1023) / 1024);
+            size_t k = 0;
+            while (k < np && strcmp(out[k].name, name) != 0)
+                k++;
+            if (k == np) {
+                if (np == max)
+                    continue;
+                out[np++] = (mig_profile){ "", 0, (unsigned)a.memorySizeMB,
+                                           a.multiprocessorCount, a.gpuInstanceSliceCount };
+                snprintf(out[k].name, sizeof out[k].name, "%s", name);
+            }
+            out[k].count++;
+        }
+    }
+    return np;
+}
+
+static void mig_labels(const fg_nvml *n, const fg_opts *o, unsigned gpus, const char *product,
+                       fg_labels *l)
+{
+    mig_profile p[MAX_MIG_PROFILES];
+    size_t np = mig_profiles(n, gpus, p, MAX_MIG_PROFILES);
+    char key[96];
+    if (strcmp(o->mig_strategy, "single") == 0 && np == 1) {
+        add(l, "gpu.product", "%s-MIG-%s", product, p[0].name);
+        add(l, "gpu.count", "%u", p[0].count);
+        add(l, "gpu.memory", "%u", p[0].mem_mib);
+        add(l, "gpu.multiprocessors", "%u", p[0].sms);
+        add(l, "gpu.slices.gi", "%u", p[0].slices);
+        add(l, "gpu.slices.ci", "%u", p[0].slices);
+    } else if (strcmp(o->mig_strategy, "mixed") == 0) {
+        for (size_t i = 0; i < np; i++) {
+#define MIG(field, fmt, v) \
+    (snprintf(key, sizeof key, "mig-%.31s." field, p[i].name), add(l, key, fmt, v))
+            MIG("count", "%u", p[i].count);
+            MIG("memory", "%u", p[i].mem_mib);
+            MIG("multiprocessors", "%u", p[i].sms);
+            MIG("slices.gi", "%u", p[i].slices);
+            MIG("slices.ci", "%u", p[i].slices);
+#undef MIG
+        }
+    }
+}
+
+static void version_labels(const fg_nvml *n, fg_labels *l)
+{
+    char drv[96] = "";
+    int cuda = 0;
+    unsigned maj = 0, min = 0;
+    char rev[32] = "";
+    if (n->SystemGetDriverVersion(drv, sizeof drv) == NVML_SUCCESS &&
+        sscanf(drv, "%u.%u.%31s", &maj, &min, rev) >= 2) {
+        add(l, "cuda.driver.major", "%u", maj);
+        add(l, "cuda.driver.minor", "%u", min);
+        add(l, "cuda.driver.rev", "%s", rev);
+        add(l, "cuda.driver-version.full", "%s", drv);
+        add(l, "cuda.driver-version.major", "%u", maj);
+        add(l, "cuda.driver-version.minor", "%u", min);
+        add(l, "cuda.driver-version.revision", "%s", rev);
+    }
+    if (n->SystemGetCudaDriverVersion(&cuda) == NVML_SUCCESS) {
+        add(l, "cuda.runtime.major", "%d", cuda / 1000);
+        add(l, "cuda.runtime.minor", "%d", cuda % 1000 / 10);
+        add(l, "cuda.runtime-version.full", "%d.%d", cuda / 1000, cuda % 1000 / 10);
+        add(l, "cuda.runtime-version.major", "%d", cuda / 1000);
+        add(l, "cuda.runtime-version.minor", "%d", cuda % 1000 / 10);
+    }
+}
+
+int fg_labels_make(const fg_nvml *n, const fg_opts *o, fg_labels *l, char *err, size_t errlen)
+{
+    unsigned gpus = 0, whole = 0;
+    nvmlReturn_t r = n->DeviceGetCount_v2(&gpus);
+    if (r != NVML_SUCCESS) {
+        snprintf(err, errlen, "error getting device count: %s", n->ErrorString(r));
+        return -1;
+    }
+    if (!o->no_timestamp)
+        add(l, "gfd.timestamp", "%lld", (long long)time(NULL));
+    version_labels(n, l);
+    char mach[256];
+    machine(o->machine_file, mach, sizeof mach);
+    add(l, "gpu.machine", "%s", mach);
+    if (gpus == 0)
+        return 0;
+    int capable = 0;
+    for (unsigned i = 0; i < gpus; i++) {
+        nvmlDevice_t d;
+        unsigned cur = 0, pend = 0;
+        if (n->DeviceGetHandleByIndex_v2(i, &d) != NVML_SUCCESS)
+            continue;
+        int mig = n->DeviceGetMigMode(d, &cur, &pend) == NVML_SUCCESS;
+        capable |= mig;
+        whole += !(mig && cur == NVML_DEVICE_MIG_ENABLE);
+    }
+    nvmlDevice_t d;
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
+    nvmlMemory_t mem = { 0 };
+    nvmlPciInfo_t pci;
+    int major = 0, minor = 0;
+    if ((r = n->DeviceGetHandleByIndex_v2(0, &d)) != NVML_SUCCESS ||
+        (r = n->DeviceGetName(d, name, sizeof name)) != NVML_SUCCESS ||
+        (r = n->DeviceGetMemoryInfo(d, &mem)) != NVML_SUCCESS ||
+        (r = n->DeviceGetCudaComputeCapability(d, &major, &minor)) != NVML_SUCCESS ||
+        (r = n->DeviceGetPciInfo_v3(d, &pci)) != NVML_SUCCESS) {
+        snprintf(err, errlen, "error getting GPU 0: %s", n->ErrorString(r));
+        return -1;
+    }
+    add(l, "gpu.compute.major", "%d", major);
+    add(l, "gpu.compute.minor", "%d", minor);
+    add(l, "gpu.family", "%s", family(major, minor));
+    add(l, "gpu.mode", "%s", gpu_mode(pci.busId));
+    add(l, "gpu.replicas", "1");
+    add(l, "gpu.sharing-strategy", "none");
+    add(l, "mig.capable", "%s", capable ? "true" : "false");
+    add(l, "mps.capable", "false");
+    if (strcmp(o->mig_strategy, "none") != 0)
+        add(l, "mig.strategy", "%s", o->mig_strategy);
+    size_t before = l->len;
+    if (strcmp(o->mig_strategy, "none") != 0 && whole < gpus)
+        mig_labels(n, o, gpus, name, l);
+    /* Strategy single: the MIG devices stand for the GPUs (when mig_labels
+     * gave gpu.* already, these are not repeated). */
+    if (!(l->len > before && strcmp(o->mig_strategy, "single") == 0)) {
+        add(l, "gpu.product", "%s", name);
+        add(l, "gpu.count", "%u", strcmp(o->mig_strategy, "mixed") == 0 ? whole : gpus);
+        add(l, "gpu.memory", "%llu", (unsigned long long)(mem.total >> 20));
+    }
+    return l->text ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+}
