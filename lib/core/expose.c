@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "expose.h"
+#include "procview.h"
 #include "units.h"
 
 #define MIB (1ull << 20)

@@ -11,6 +11,7 @@
 #include "state.h"
 #include "universe.h"
 #include "expose.h"
+#include "procview.h"
 
 /* stateview.c: what `mokka stats`, `metrics` and `inject` share: the
  * --state-dir/--pid options, finding and opening a live state (statedir.h,
@@ -41,21 +42,6 @@ void mk_view_close(mk_view *v);
 
 
 
-/* procview.c: the container's view of attached processes: those whose
- * NVIDIA_VISIBLE_DEVICES (in their environment at start) narrows what the
- * library shows them (visible.h), and the GPUs they see. */
-typedef struct mk_procview {
-    pid_t pid;
-    char *spec;          /* its NVIDIA_VISIBLE_DEVICES */
-    size_t n;            /* GPUs it sees */
-    unsigned *gpus;      /* [n] their indexes in the universe, in its order; NULL
-                          * when the view has no universe to read spec against */
-} mk_procview;
-
-/* The attached live processes with a restricted view; returns how many,
- * *out malloc'd (free with mk_procviews_free). */
-size_t mk_view_procviews(const mk_view *v, mk_procview **out);
-void mk_procviews_free(mk_procview *p, size_t n);
 
 
 /* statedir.c: where live-state directories live and how the CLI finds the
@@ -97,18 +83,8 @@ int mk_state_live_pids(const char *path, pid_t *pids, int max, char *err, size_t
 int mk_pid_alive(pid_t pid);
 
 
-/* procenv.c: another process's environment, read from /proc/PID/environ,
- * and whether it points the dynamic loader at Mokka's library. */
-typedef struct mk_procenv {
-    char *buf;     /* NAME=value entries, each NUL-terminated */
-    size_t len;
-} mk_procenv;
-
-/* 0, or -1 with errno (ENOENT: no such process, EACCES: another user's). */
-int mk_procenv_read(pid_t pid, mk_procenv *env);
-/* The value of NAME, or NULL when the process does not have it. */
-const char *mk_procenv_get(const mk_procenv *env, const char *name);
-void mk_procenv_free(mk_procenv *env);
+/* procenv.c: where another process looks for files, and whether its
+ * environment (procview.h) points the dynamic loader at Mokka's library. */
 
 /* The path through which we see the file that process pid calls path:
  * relative to its cwd (/proc/PID/cwd/...), inside its root when that is not

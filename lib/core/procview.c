@@ -1,12 +1,11 @@
 /* procview.c - the container's view of the processes attached to a live
- * state (see stateview.h): which of them run with NVIDIA_VISIBLE_DEVICES
+ * state (see procview.h): which of them run with NVIDIA_VISIBLE_DEVICES
  * narrowing what the library shows them, and which GPUs they see. Read
  * from each process's environment at its start, as the library read it. */
 #include <stdlib.h>
 #include <string.h>
-#include "util/util.h"
+#include "procview.h"
 #include "visible.h"
-#include "stateview.h"
 
 /* The view of one process, when restricted; 0 when it is not (or gone). */
 static int restricted_view(const mk_view *v, pid_t pid, mk_procview *out)
@@ -22,16 +21,17 @@ static int restricted_view(const mk_view *v, pid_t pid, mk_procview *out)
     if (spec && v->u && mk_visible_parse(v->u, spec, &vis, unknown, sizeof unknown) == 0) {
         restricted = vis.restricted;
         out->n = vis.n;
-        out->gpus = mk_xcalloc(vis.n ? vis.n : 1, sizeof *out->gpus);
-        memcpy(out->gpus, vis.gpu, vis.n * sizeof *vis.gpu);
+        out->gpus = calloc(vis.n ? vis.n : 1, sizeof *out->gpus);
+        if (out->gpus)
+            memcpy(out->gpus, vis.gpu, vis.n * sizeof *vis.gpu);
         mk_visible_free(&vis);
     } else {   /* no universe to read it against: the text alone */
         restricted = mk_visible_restricted(spec);
     }
-    if (restricted) {
+    if (restricted && (out->spec = strdup(spec ? spec : "")) != NULL) {
         out->pid = pid;
-        out->spec = mk_xstrdup(spec);
     } else {
+        restricted = 0;
         free(out->gpus);
     }
     mk_procenv_free(&env);
@@ -43,7 +43,9 @@ size_t mk_view_procviews(const mk_view *v, mk_procview **out)
     int pids[MK_STATE_PIDS];
     unsigned alive = mk_view_alive(v, pids, MK_STATE_PIDS);
     size_t n = 0;
-    *out = mk_xcalloc(MK_STATE_PIDS, sizeof **out);
+    *out = calloc(MK_STATE_PIDS, sizeof **out);
+    if (!*out)
+        return 0;
     for (unsigned i = 0; i < alive && i < MK_STATE_PIDS; i++)
         n += restricted_view(v, (pid_t)pids[i], &(*out)[n]);
     return n;
