@@ -40,6 +40,8 @@ const char cmd_run_help[] =
     "Mokka's virtual GPUs, in a GPU-node sandbox with a built-in kubelet; waits\n"
     "until it registers; runs suites against what the node would advertise;\n"
     "writes a JUnit report. With no --suite, the built-in smoke suite runs.\n"
+    "Suite cases can run commands in the sandbox (exec:, as-allocated: N for\n"
+    "the environment an Allocate returns), e.g. NVIDIA's nvidia-smi.\n"
     "\n"
     "Options:\n"
     "  -c, --config FILE          the GPU universe (default: 8 x A100-SXM4-40GB)\n"

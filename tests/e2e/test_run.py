@@ -340,6 +340,7 @@ cases:
     inject: [{gpu: 1, healthy: true}, {gpu: 2, healthy: true}, {gpu: 3, healthy: true}]
     restart-plugin: true
     expect: {capacity: 8, allocatable: 8, unhealthy-count: 0}
+    within: 10s
   - name: wait
     wait: 1500ms
 '''
