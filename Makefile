@@ -214,8 +214,9 @@ $(NVML_A): $(NVML_O)
 	ar rcsD $@ $^
 
 # The library lives in other people's processes and travels inside mokka:
-# its debug information goes to libnvidia-ml.so.1.debug beside it (gdb and
-# the symbolizers follow the debug link), a third of the size stays. A
+# its debug information and local symbols go to libnvidia-ml.so.1.debug
+# beside it (gdb and the symbolizers follow the debug link), a third of the
+# size stays; what remains is stripped as Debian's packages want it. A
 # sanitizer build keeps it inline.
 $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	@mkdir -p $(@D)
@@ -224,7 +225,7 @@ $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	    $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB)) -lpthread
 ifeq ($(SAN),)
 	$(OBJCOPY) --only-keep-debug $@.full $@.debug
-	$(OBJCOPY) --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
+	$(OBJCOPY) --strip-unneeded --add-gnu-debuglink=$@.debug $@.full $@.tmp
 	rm -f $@.full
 	mv $@.tmp $@
 else
