@@ -6,7 +6,8 @@
 # library in an arm64 NVML client (init, count, handles, UUIDs, memory,
 # events), the archive smoke test (lint, render, smi --mock, exec, run with
 # the arm64 stand-in plugin), and `mokka doctor` naming an x86-64 program
-# given the arm64 library. Prints each step's time; exit 1 on any failure.
+# given the arm64 library; then the arm64 Debian package (make deb
+# DEB_ARCH=arm64). Prints each step's time; exit 1 on any failure.
 set -eu
 cd "$(dirname "$0")/../.."
 [ "$(dpkg --print-architecture)" = amd64 ] || { echo "arm64: runs on amd64 machines"; exit 3; }
@@ -68,4 +69,16 @@ wait "$exec_pid" 2>/dev/null || true
 grep -q 'architecture mismatch: the program is built for x86-64, the library .* names for arm64 (AArch64)' \
     "$work/doctor.out" || { cat "$work/doctor.out"; fail "mokka doctor did not name the architecture mismatch"; }
 echo "arm64: ok   mokka doctor --pid (x86-64 sleep, arm64 library): $(grep -o 'architecture mismatch: [^;]*' "$work/doctor.out") ($(ms "$t1") ms)"
+# the arm64 Debian package, cross-built with debhelper (lintian errors fail it)
+t1=$(now)
+make deb DEB_ARCH=arm64 > "$work/deb.log" 2>&1 || { tail -n 30 "$work/deb.log"; fail "make deb DEB_ARCH=arm64"; }
+deb="dist/mokka_${version}_arm64.deb"
+list=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in ./usr/bin/mokka "./usr/lib/$t/mokka/libnvidia-ml.so.1" ./usr/share/man/man1/mokka.1.gz; do
+    echo "$list" | grep -qx "$f" || fail "$deb has no ${f#.}"
+done
+dpkg-deb -x "$deb" "$work/debroot"
+readelf -h "$work/debroot/usr/bin/mokka" | grep -q 'Machine: *AArch64' || fail "$deb's mokka is not AArch64"
+$emu "$work/debroot/usr/bin/mokka" version > /dev/null || fail "$deb's mokka does not run under $emu"
+echo "arm64: ok   $deb ($(wc -c < "$deb") bytes), $(grep '^deb: lintian' "$work/deb.log" | sed 's/^deb: //'), its mokka runs ($(($(ms "$t1") / 1000)) s)"
 echo "arm64: all passed in $(($(ms "$t0") / 1000)) s"
