@@ -8,7 +8,9 @@
 #                        in build-fuzz/ (FUZZ_TARGETS="units suite": only those)
 #   make bench           speed and memory numbers
 #   make demo            mokka run on the built-in defaults
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local LIBDIR=$(PREFIX)/lib/mokka DESTDIR=
+#   make dist            release archives in dist/ (ci/dist.sh; DIST_ARCHES="amd64 arm64")
+#   make deb             the Debian package in dist/ (ci/deb.sh, packaging in ci/debian/)
 #   make O=/tmp/b ...    out-of-tree build
 #
 # Sources are found by directory, so a new file needs no edit here:
@@ -32,6 +34,8 @@ CC      ?= cc
 PYTHON  ?= python3
 OBJCOPY ?= objcopy
 PREFIX  ?= /usr/local
+# where make install puts the library; mokka looks there (src/bundle/libpath.c)
+LIBDIR  ?= $(PREFIX)/lib/mokka
 DESTDIR ?=
 SAN     ?=
 
@@ -106,7 +110,7 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 FUZZ_BIN := $(patsubst %,$(B)/fuzz/%,$(FUZZ_NAMES))
 REPLAY_BIN := $(patsubst %,$(B)/tests/replay-%,$(FUZZ_NAMES))
 
-.PHONY: all lib cli test check testbins asan tsan fuzz fuzzers bench demo install clean deps
+.PHONY: all lib cli test check testbins asan tsan fuzz fuzzers bench demo install dist deb clean deps
 .DELETE_ON_ERROR:
 
 all: lib cli
@@ -118,9 +122,23 @@ cli: $(MOKKA)
 # the loader users' configs go through, so that nvmlInit never runs libyaml
 # over them (and without a config, never runs it at all).
 DEFAULT_CONFIG := fixtures/configs/dgx-a100.yaml
-$(B)/tools/gen_profiles: $(call obj,lib/core/gen_profiles.c lib/core/ytree.c lib/core/yload.c lib/core/diag.c lib/core/ids.c)
+# The tool runs where the build runs: a cross build (make CC=aarch64-linux-gnu-gcc,
+# as ci/dist.sh does) compiles it with BUILD_CC into $(B)/host.
+BUILD_CC ?= $(CC)
+TOOL_SRC := lib/core/gen_profiles.c lib/core/ytree.c lib/core/yload.c lib/core/diag.c lib/core/ids.c
+ifeq ($(BUILD_CC),$(CC))
+$(B)/tools/gen_profiles: $(call obj,$(TOOL_SRC))
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB))
+else
+$(B)/tools/gen_profiles: $(patsubst %.c,$(B)/host/%.o,$(TOOL_SRC))
+	@mkdir -p $(@D)
+	$(BUILD_CC) -o $@ $^ $(call pkglibs,$(PKGS_LIB))
+
+$(B)/host/%.o: %.c
+	@mkdir -p $(@D)
+	$(BUILD_CC) $(BASE_CFLAGS) $(call pkgcflags,$(PKGS_LIB)) -MMD -MP -c -o $@ $<
+endif
 
 $(B)/gen/profiles.c: $(B)/tools/gen_profiles $(DEFAULT_CONFIG) $(PROFILES)
 	@mkdir -p $(@D)
@@ -165,6 +183,8 @@ $(B)/src/%.o: src/%.c $(PROTO_C) | $(B)/gen/fntable.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(call pkgcflags,$(PKGS_CLI)) -MMD -MP -c -o $@ $<
 
+$(B)/src/bundle/libpath.o: ALL_CFLAGS += -DMOKKA_LIBDIR='"$(LIBDIR)"'
+
 $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes $(call pkgcflags,$(PKGS_CLI)) -c -o $@ $<
 
@@ -194,8 +214,9 @@ $(NVML_A): $(NVML_O)
 	ar rcsD $@ $^
 
 # The library lives in other people's processes and travels inside mokka:
-# its debug information goes to libnvidia-ml.so.1.debug beside it (gdb and
-# the symbolizers follow the debug link), a third of the size stays. A
+# its debug information and local symbols go to libnvidia-ml.so.1.debug
+# beside it (gdb and the symbolizers follow the debug link), a third of the
+# size stays; what remains is stripped as Debian's packages want it. A
 # sanitizer build keeps it inline.
 $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	@mkdir -p $(@D)
@@ -204,7 +225,7 @@ $(LIBNVML): $(NVML_O) $(CORE_A) $(B)/gen/exports.map
 	    $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_LIB)) -lpthread
 ifeq ($(SAN),)
 	$(OBJCOPY) --only-keep-debug $@.full $@.debug
-	$(OBJCOPY) --strip-debug --add-gnu-debuglink=$@.debug $@.full $@.tmp
+	$(OBJCOPY) --strip-unneeded --add-gnu-debuglink=$@.debug $@.full $@.tmp
 	rm -f $@.full
 	mv $@.tmp $@
 else
@@ -284,21 +305,31 @@ demo:
 	$(MOKKA) run --plugin $(PLUGIN) --junit $(O)/mokka-demo.xml
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mokka \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR) \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/mokka \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	    $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(MOKKA) $(DESTDIR)$(PREFIX)/bin/mokka
-	install -m 644 $(LIBNVML) $(DESTDIR)$(PREFIX)/lib/mokka/libnvidia-ml.so.1
+	install -m 644 $(LIBNVML) $(DESTDIR)$(LIBDIR)/libnvidia-ml.so.1
 	install -m 644 src/mokka.1 $(DESTDIR)$(PREFIX)/share/man/man1/mokka.1
 	install -m 644 completions/mokka.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mokka
 	install -m 644 completions/_mokka $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mokka
 	install -m 644 completions/mokka.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mokka.fish
 	cp -R fixtures/profiles fixtures/configs fixtures/suites $(DESTDIR)$(PREFIX)/share/mokka/
 
+# Release archives and the Debian package, built from the sources in trees
+# of their own (build-dist/, build-deb/) into dist/, with dist/SHA256SUMS.
+DIST_ARCHES ?= amd64 arm64
+dist:
+	sh ci/dist.sh $(MOKKA_VERSION) $(DIST_ARCHES)
+
+DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null)
+deb:
+	sh ci/deb.sh $(MOKKA_VERSION) $(DEB_ARCH)
+
 clean:
 	rm -rf $(B) $(LIBNVML) $(LIBNVML).debug $(MOKKA) $(O)/build-asan $(O)/build-tsan $(O)/build-fuzz \
-	    $(O)/mokka-demo.xml
+	    $(O)/mokka-demo.xml build-dist build-deb dist
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

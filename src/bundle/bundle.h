@@ -37,7 +37,8 @@ int mk_lib_marked(const char *path);
 
 /* libpath.c: a real file holding Mokka's libnvidia-ml.so.1 for programs to
  * load. mokka carries the library inside its own binary; a copy beside the
- * binary (../lib/mokka/ when installed, lib/ in a build tree) is preferred
+ * binary (in its own directory in a release archive, ../lib/mokka/ or the
+ * LIBDIR of make install when installed, lib/ in a build tree) is preferred
  * when it has the same contents, else the embedded copy is written once to
  * a per-user cache keyed by its hash and reused. */
 /* Path of a directory containing libnvidia-ml.so.1 (for LD_LIBRARY_PATH)

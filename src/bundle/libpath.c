@@ -17,8 +17,15 @@ static int fits(int n, size_t len)
     return n >= 0 && (size_t)n < len;
 }
 
-/* The build tree keeps the library in <dir of mokka>/lib, an install in
- * <prefix>/lib/mokka next to <prefix>/bin/mokka. */
+/* The directory an install keeps the library in (make install LIBDIR=;
+ * the Debian package: /usr/lib/<triplet>/mokka). */
+#ifndef MOKKA_LIBDIR
+#define MOKKA_LIBDIR "/usr/local/lib/mokka"
+#endif
+
+/* A release archive keeps the library beside mokka, the build tree in
+ * <dir of mokka>/lib, an install in <prefix>/lib/mokka next to
+ * <prefix>/bin/mokka or in MOKKA_LIBDIR. */
 static int beside_binary(char *dir, size_t dirlen)
 {
     char exe[4096];
@@ -27,12 +34,15 @@ static int beside_binary(char *dir, size_t dirlen)
         return -1;
     exe[n] = 0;
     const char *bindir = dirname(exe);
-    const char *const rel[] = { "lib", "../lib/mokka" };
+    const char *const rel[] = { ".", "lib", "../lib/mokka", MOKKA_LIBDIR };
     size_t len;
     const unsigned char *blob = mk_lib_bytes(&len);
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char file[4200];
-        snprintf(file, sizeof file, "%s/%s/" MK_LIB_SONAME, bindir, rel[i]);
+        if (rel[i][0] == '/')
+            snprintf(file, sizeof file, "%s/" MK_LIB_SONAME, rel[i]);
+        else
+            snprintf(file, sizeof file, "%s/%s/" MK_LIB_SONAME, bindir, rel[i]);
         if (mk_file_equals(file, blob, len)) {
             char *real = realpath(file, NULL);
             int ok = real && fits(snprintf(dir, dirlen, "%s", dirname(real)), dirlen);

@@ -130,13 +130,54 @@ static int is_static(const char *exe)
     return st;
 }
 
+/* The library file the process's route names ("LD_PRELOAD=<file>" or
+ * "LD_LIBRARY_PATH entry <dir>"), as the process sees it. */
+static void route_file(const proc *p, char *out, size_t len)
+{
+    char file[4400];
+    const char *pre = "LD_PRELOAD=", *dir = "LD_LIBRARY_PATH entry ";
+    if (strncmp(p->route, pre, strlen(pre)) == 0)
+        snprintf(file, sizeof file, "%s", p->route + strlen(pre));
+    else
+        snprintf(file, sizeof file, "%s/" MK_LIB_SONAME, p->route + strlen(dir));
+    mk_proc_path(p->pid, file, out, len);
+}
+
+/* When the program and the library its environment names are built for
+ * different machines (the loader skips such a library), says which in why. */
+static int arch_mismatch(const proc *p, const char *exe, char *why, size_t len)
+{
+    char lib[4400], err[512], b1[32], b2[32];
+    mk_elf pe, le;
+    if (!p->route[0] || mk_elf_open(exe, &pe, err, sizeof err) != 0)
+        return 0;
+    route_file(p, lib, sizeof lib);
+    int differ = 0;
+    if (mk_elf_open(lib, &le, err, sizeof err) == 0) {
+        differ = pe.machine != le.machine;
+        if (differ)
+            snprintf(why, len, "the program is built for %s, the library its %s names for %s",
+                     mk_elf_machine_name(pe.machine, b1, sizeof b1), p->route,
+                     mk_elf_machine_name(le.machine, b2, sizeof b2));
+        mk_elf_close(&le);
+    }
+    mk_elf_close(&pe);
+    return differ;
+}
+
 /* Why the loader did not put Mokka's library in the process, although its
  * environment (or its parent's) asked for it. */
 static void no_effect(mk_doctor *d, const proc *p, pid_t parent)
 {
-    char exe[64], fix[4400];
+    char exe[64], fix[4400], why[4400];
     snprintf(exe, sizeof exe, "/proc/%d/exe", (int)p->pid);
-    if (parent) {
+    if (arch_mismatch(p, exe, why, sizeof why)) {
+        mk_dr_fail(d, "give it Mokka's library built for the program's architecture: the "
+                   "libnvidia-ml.so.1 of the release archive for that architecture, or what "
+                   "`mokka extract-lib DIR` writes when that architecture's mokka runs it",
+                   NO_EFFECT ": architecture mismatch: %s; the loader skips a library built "
+                   "for another machine (\"wrong ELF class\" or \"cannot be preloaded\")", why);
+    } else if (parent) {
         char comm[64];
         read_comm(parent, comm, sizeof comm);
         mk_dr_fail(d, "keep the variable across the wrapper (sudo --preserve-env=LD_PRELOAD, "

@@ -1,5 +1,5 @@
-/* elfinfo.c - reading SONAME, interpreter and exports from an ELF file
- * (see elfinfo.h). Every offset is checked against the file size: doctor
+/* elfinfo.c - reading machine, SONAME, interpreter and exports from an ELF
+ * file (see elfinfo.h). Every offset is checked against the file size: doctor
  * reads files it did not make. */
 #include <elf.h>
 #include <errno.h>
@@ -98,6 +98,7 @@ static int parse(mk_elf *e, char *err, size_t errlen)
         snprintf(err, errlen, "not a 64-bit ELF file of this machine's byte order");
         return -1;
     }
+    e->machine = h->e_machine;
     read_interp(e, h);
     for (unsigned i = 0; i < h->e_shnum; i++) {
         const Elf64_Shdr *s = section(e, h, i);
@@ -142,6 +143,16 @@ int mk_elf_open(const char *path, mk_elf *e, char *err, size_t errlen)
 int mk_elf_exports(const mk_elf *e, const char *name)
 {
     return bsearch(&name, e->exports, e->nexports, sizeof *e->exports, by_name) != NULL;
+}
+
+const char *mk_elf_machine_name(unsigned machine, char *buf, size_t len)
+{
+    switch (machine) {
+    case EM_X86_64: return "x86-64";
+    case EM_AARCH64: return "arm64 (AArch64)";
+    }
+    snprintf(buf, len, "ELF machine %u", machine);
+    return buf;
 }
 
 void mk_elf_close(mk_elf *e)

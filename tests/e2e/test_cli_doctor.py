@@ -12,7 +12,7 @@ import subprocess
 import sys
 import unittest
 
-from cli_support import CliTest, MOKKA, REAL_NVML, SEED, child_pid
+from cli_support import CliTest, LIB, MOKKA, REAL_NVML, SEED, child_pid
 
 # Loads NVML by name through ctypes (no pynvml needed), says so, and waits.
 NVML_BY_NAME = ('import ctypes, sys, time; lib = ctypes.CDLL("libnvidia-ml.so.1"); '
@@ -168,6 +168,26 @@ class DoctorProcessTest(DoctorTest):
         p = self.doctor('--pid', str(pid))
         self.assertEqual(p.returncode, 1)
         self.assertLine(p, 'FAIL', 'LD_PRELOAD had no effect: the program is statically linked')
+
+    def test_library_of_another_architecture(self):
+        # Mokka's library with its ELF machine made the other one's
+        # (x86-64 <-> AArch64): what an arm64 node gets from an amd64 image.
+        with open(LIB, 'rb') as f:
+            data = bytearray(f.read())
+        ours = int.from_bytes(data[18:20], 'little')
+        other = 183 if ours == 62 else 62  # EM_AARCH64, EM_X86_64
+        data[18:20] = other.to_bytes(2, 'little')
+        lib = self.path('libnvidia-ml.so.1')
+        with open(lib, 'wb') as f:
+            f.write(data)
+        pid = self.off_mock(SLEEP, env=dict(os.environ, LD_PRELOAD=lib))
+        p = self.doctor('--pid', str(pid))
+        self.assertEqual(p.returncode, 1)
+        names = {62: 'x86-64', 183: 'arm64 (AArch64)'}
+        self.assertLine(p, 'FAIL', 'LD_PRELOAD had no effect: architecture mismatch: the program '
+                        'is built for %s, the library its LD_PRELOAD=%s names for %s'
+                        % (names[ours], lib, names[other]))
+        self.assertIn("fix: give it Mokka's library built for the program's architecture", p.stdout)
 
     def test_no_such_process(self):
         p = self.doctor('--pid', '2147483646')

@@ -1,0 +1,24 @@
+#!/bin/sh
+# tests/ship/image.sh - CI check of ci/image/Dockerfile without docker: lints
+# it with dockerfile-utils (npm) and checks that it names what the release
+# and the DaemonSet use: the archive's file name, both stages, the plugin
+# tag argument, and ci/deploy's image name. Exit 1 on any finding.
+# shellcheck disable=SC2016 # the Dockerfile's ${...} are matched literally
+set -eu
+cd "$(dirname "$0")/../.."
+df=ci/image/Dockerfile
+fail() { echo "image: FAIL: $*" >&2; exit 1; }
+bin=$(sh tests/ship/npmtool.sh dockerfile-utils@0.16.3)
+"$bin/dockerfile-utils" lint "$df" || fail "dockerfile-utils lint $df"
+echo "image: dockerfile-utils lint $df: no problems"
+grep -q '^ARG PLUGIN_TAG=' "$df" || fail "$df has no PLUGIN_TAG argument"
+grep -q '^FROM ${PLUGIN_IMAGE}:${PLUGIN_TAG} AS plugin$' "$df" || fail "$df does not start from NVIDIA's plugin image"
+grep -q '^FROM .* AS mokka$' "$df" || fail "$df has no mokka stage"
+grep -q '^FROM mokka AS device-plugin$' "$df" || fail "$df has no device-plugin stage"
+grep -q 'COPY dist/mokka_${MOKKA_VERSION}_linux_${TARGETARCH}.tar.gz' "$df" ||
+    fail "$df does not copy the release archive by its name in dist/"
+version=$(sed -n 's/^MOKKA_VERSION := //p' Makefile)
+grep -q "^ARG MOKKA_VERSION=$version\$" "$df" || fail "$df's MOKKA_VERSION is not $version (Makefile)"
+grep -q "image: mokka-device-plugin:$version\$" ci/deploy/mokka-daemonset.yaml ||
+    fail "ci/deploy/mokka-daemonset.yaml does not run mokka-device-plugin:$version"
+echo "image: stages plugin, mokka, device-plugin; archive, version $version and ci/deploy's image name agree"
