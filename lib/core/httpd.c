@@ -177,14 +177,6 @@ static void set_response(client *c, int head_only, mk_http_resp *r)
     free(r->body);
 }
 
-static void plain(mk_http_resp *r, int status, const char *text)
-{
-    r->status = status;
-    r->type = "text/plain; charset=utf-8";
-    r->body = strdup(text);
-    r->len = r->body ? strlen(r->body) : 0;
-}
-
 /* A complete request head is in c->req: answer it. */
 static void respond(client *c, mk_http_handler h, void *ctx)
 {
@@ -192,9 +184,9 @@ static void respond(client *c, mk_http_handler h, void *ctx)
     mk_http_resp r = { 0 };
     int head = 0;
     if (sscanf(c->req, "%15s %2047s HTTP/%*d.%*d", method, target) != 2 || target[0] != '/') {
-        plain(&r, 400, "bad request\n");
+        mk_http_text(&r, 400, NULL, "bad request\n");
     } else if (strcmp(method, "GET") != 0 && !(head = strcmp(method, "HEAD") == 0)) {
-        plain(&r, 405, "only GET and HEAD\n");
+        mk_http_text(&r, 405, NULL, "only GET and HEAD\n");
     } else {
         target[strcspn(target, "?#")] = 0;
         h(target, &r, ctx);
@@ -224,7 +216,7 @@ static void on_readable(client *c, mk_http_handler h, void *ctx)
         respond(c, h, ctx);
     } else if (c->nreq == REQ_MAX - 1) {
         mk_http_resp r = { 0 };
-        plain(&r, 431, "request head too large\n");
+        mk_http_text(&r, 431, NULL, "request head too large\n");
         set_response(c, 0, &r);
     } else {
         return; /* the head is not complete yet */
@@ -404,4 +396,12 @@ void mk_http_bg_stop(mk_http_bg *b)
     pthread_join(b->thread, NULL);
     close(b->stop[0]);
     free(b);
+}
+
+void mk_http_text(mk_http_resp *r, int status, const char *type, const char *body)
+{
+    r->status = status;
+    r->type = type ? type : "text/plain; charset=utf-8";
+    r->body = strdup(body);
+    r->len = r->body ? strlen(r->body) : 0;
 }

@@ -16,6 +16,9 @@ typedef struct mk_http_resp {
     size_t len;
 } mk_http_resp;
 
+/* Fills r with a copy of body as status and type (type NULL: plain text). */
+void mk_http_text(mk_http_resp *r, int status, const char *type, const char *body);
+
 /* Fills r for a GET of `path` (without the query string). */
 typedef void (*mk_http_handler)(const char *path, mk_http_resp *r, void *ctx);
 

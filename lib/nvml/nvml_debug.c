@@ -23,19 +23,11 @@
 
 static int started; /* under mk_L.lock; inherited by fork children */
 
-static void text(mk_http_resp *r, int status, const char *body)
-{
-    r->status = status;
-    r->type = "text/plain; charset=utf-8";
-    r->body = strdup(body);
-    r->len = r->body ? strlen(r->body) : 0;
-}
-
 static void handle(const char *path, mk_http_resp *r, void *ctx)
 {
     (void)ctx;
     if (strcmp(path, "/metrics") != 0) {
-        text(r, 404, "not found: try /metrics\n");
+        mk_http_text(r, 404, NULL, "not found: try /metrics\n");
         return;
     }
     pthread_mutex_lock(&mk_L.lock);
@@ -50,7 +42,7 @@ static void handle(const char *path, mk_http_resp *r, void *ctx)
     r->status = 200;
     r->type = MK_PROM_CONTENT_TYPE;
     if (!r->body)
-        text(r, 503, "NVML is not initialised in this process\n");
+        mk_http_text(r, 503, NULL, "NVML is not initialised in this process\n");
 }
 
 void mk_debug_start_locked(const mk_universe *u)

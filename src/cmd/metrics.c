@@ -74,30 +74,22 @@ static char *scrape(const mk_view_where *w, size_t *len, int *rc)
     return buf;
 }
 
-static void text(mk_http_resp *r, int status, const char *type, const char *body)
-{
-    r->status = status;
-    r->type = type;
-    r->body = strdup(body);
-    r->len = r->body ? strlen(r->body) : 0;
-}
-
 static void handle(const char *path, mk_http_resp *r, void *ctx)
 {
     const server_ctx *s = ctx;
     int rc;
     if (strcmp(path, "/metrics") != 0) {
         if (strcmp(path, "/") == 0)
-            text(r, 200, "text/html; charset=utf-8", index_page);
+            mk_http_text(r, 200, "text/html; charset=utf-8", index_page);
         else
-            text(r, 404, "text/plain; charset=utf-8", "not found: try /metrics\n");
+            mk_http_text(r, 404, "text/plain; charset=utf-8", "not found: try /metrics\n");
         return;
     }
     r->body = scrape(s->where, &r->len, &rc);
     r->status = 200;
     r->type = MK_PROM_CONTENT_TYPE;
     if (!r->body)
-        text(r, 503, "text/plain; charset=utf-8", "no live state (see the mokka metrics log)\n");
+        mk_http_text(r, 503, "text/plain; charset=utf-8", "no live state (see the mokka metrics log)\n");
 }
 
 static int serve(const mk_view_where *w, const char *listen_on)

@@ -15,14 +15,6 @@ struct mk_debugsrv {
     char state_dir[4096];
 };
 
-static void text(mk_http_resp *r, int status, const char *body)
-{
-    r->status = status;
-    r->type = "text/plain; charset=utf-8";
-    r->body = strdup(body);
-    r->len = r->body ? strlen(r->body) : 0;
-}
-
 static void handle(const char *path, mk_http_resp *r, void *ctx)
 {
     const mk_debugsrv *s = ctx;
@@ -30,13 +22,13 @@ static void handle(const char *path, mk_http_resp *r, void *ctx)
     struct stat st;
     mk_view v;
     if (strcmp(path, "/metrics") != 0) {
-        text(r, 404, "not found: try /metrics\n");
+        mk_http_text(r, 404, NULL, "not found: try /metrics\n");
         return;
     }
     snprintf(state, sizeof state, "%s/state", s->state_dir);
     mk_view_where w = { s->state_dir, 0 };
     if (stat(state, &st) != 0 || mk_view_open(s->cmd, &w, 1, &v) != 0) {
-        text(r, 503, "no live state yet: no program on the mock has called nvmlInit\n");
+        mk_http_text(r, 503, NULL, "no live state yet: no program on the mock has called nvmlInit\n");
         return;
     }
     r->body = mk_expose_text(&v, &r->len);
@@ -44,7 +36,7 @@ static void handle(const char *path, mk_http_resp *r, void *ctx)
     r->status = 200;
     r->type = MK_PROM_CONTENT_TYPE;
     if (!r->body)
-        text(r, 503, "out of memory\n");
+        mk_http_text(r, 503, NULL, "out of memory\n");
 }
 
 mk_debugsrv *mk_debugsrv_start(const char *cmd, const char *listen, const char *state_dir)
