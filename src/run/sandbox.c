@@ -68,6 +68,52 @@ static int write_file(const char *path, const char *fmt, ...)
 
 /* --- host side: the trees ------------------------------------------------------ */
 
+/* The BARs as the kernel lists them in `resource`: one "start end flags"
+ * line per resource, 13 of them. go-nvlib (gpu-feature-discovery) reads
+ * the file for every GPU and stops without it. BAR0 is the 16 MiB register
+ * window, BAR1 the framebuffer aperture (the universe's BAR1 size) and BAR3
+ * 32 MiB, both 64-bit prefetchable, at addresses that differ by bus. */
+static int pci_resource(const char *path, const mk_device *d)
+{
+    FILE *f = fopen(path, "we");
+    if (!f)
+        return -1;
+    uint64_t bar0 = 0x80000000ull + ((uint64_t)d->pci_bus << 24) % 0x7f000000ull;
+    uint64_t bar1 = 0x200000000000ull + ((uint64_t)d->pci_bus << 38);
+    uint64_t bar1_len = d->bar1_total ? d->bar1_total : 256ull << 20;
+    uint64_t bar3 = bar1 + bar1_len;
+    const uint64_t bars[13][3] = {
+        { bar0, bar0 + (16ull << 20) - 1, 0x40200 },
+        { bar1, bar1 + bar1_len - 1, 0x14220c },
+        { 0, 0, 0 },
+        { bar3, bar3 + (32ull << 20) - 1, 0x14220c },
+    };
+    for (int i = 0; i < 13; i++)
+        fprintf(f, "0x%016llx 0x%016llx 0x%016llx\n", (unsigned long long)bars[i][0],
+                (unsigned long long)bars[i][1], (unsigned long long)bars[i][2]);
+    return fclose(f);
+}
+
+/* The 256-byte standard configuration space: ids, revision, class (3D
+ * controller), subsystem, and no capability list, so that gpu-feature-
+ * discovery's vGPU check finds none and labels vgpu.present=false. */
+static int pci_config(const char *path, const mk_device *d)
+{
+    unsigned char cfg[256] = { 0 };
+    uint32_t id = d->pci_device_id, ss = d->pci_subsys_id;
+    for (int i = 0; i < 4; i++) {
+        cfg[i] = (unsigned char)(id >> (8 * i));
+        cfg[0x2c + i] = (unsigned char)(ss >> (8 * i));
+    }
+    cfg[0x08] = 0xa1;                 /* revision */
+    cfg[0x0a] = 0x02, cfg[0x0b] = 0x03; /* class 0x0302: 3D controller */
+    FILE *f = fopen(path, "we");
+    if (!f)
+        return -1;
+    size_t n = fwrite(cfg, 1, sizeof cfg, f);
+    return fclose(f) != 0 || n != sizeof cfg ? -1 : 0;
+}
+
 static int sys_pci(const char *root, const mk_device *d)
 {
     char dir[4400], path[4500];
@@ -86,7 +132,11 @@ static int sys_pci(const char *root, const mk_device *d)
         PCI_FILE("max_link_width", "%u\n", d->pcie_max_width))
         return -1;
 #undef PCI_FILE
-    return 0;
+    pathf(path, sizeof path, "%s/resource", dir);
+    if (pci_resource(path, d) != 0)
+        return -1;
+    pathf(path, sizeof path, "%s/config", dir);
+    return pci_config(path, d);
 }
 
 /* The driver's mig-minors table: "config", "monitor", then for every GPU

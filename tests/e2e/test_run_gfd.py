@@ -40,6 +40,8 @@ cases:
         nvidia.com/gpu.compute.major: "8"
         nvidia.com/gpu.compute.minor: "0"
         nvidia.com/gpu.machine: NVIDIA-DGX-A100
+        nvidia.com/gpu.mode: compute
+        nvidia.com/vgpu.present: "false"
         nvidia.com/mig.capable: "true"
         nvidia.com/cuda.driver.major: "535"
         nvidia.com/cuda.driver.minor: "261"

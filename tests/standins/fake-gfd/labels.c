@@ -1,10 +1,12 @@
 /* labels.c - the labels gpu-feature-discovery writes, from NVML and sysfs:
  * driver and CUDA versions, the first GPU's product, memory, family and
  * compute capability, the GPU count, MIG capability and (strategy single
- * or mixed) the MIG devices, the GPU mode from the PCI class in sysfs, and
+ * or mixed) the MIG devices, the GPU mode from the PCI class in sysfs (and,
+ * as go-nvlib insists, its resource file; vgpu.present from config), and
  * the machine from the DMI product name. Values are sanitised as GFD does:
  * spaces become '-'. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,22 +79,70 @@ static void machine(const char *path, char *out, size_t len)
     fclose(f);
 }
 
-/* compute or graphics from /sys/bus/pci/devices/<bus id>/class (NVML's bus
- * id with a 4-digit domain, in lower case, as go-nvlib's nvpci reads it). */
-static const char *gpu_mode(const char *bus_id)
+/* The GPU's directory in sysfs: NVML's bus id with a 4-digit domain, in
+ * lower case, as go-nvlib's nvpci reads it. */
+static void sysfs_dir(const char *bus_id, char *out, size_t len)
 {
-    char id[32], path[128];
-    unsigned cls = 0;
+    char id[32];
     snprintf(id, sizeof id, "%s", strncmp(bus_id, "0000", 4) == 0 && strlen(bus_id) > 12
                                        ? bus_id + 4 : bus_id);
     for (char *c = id; *c; c++)
         *c = (char)tolower((unsigned char)*c);
-    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/class", id);
+    snprintf(out, len, "/sys/bus/pci/devices/%s", id);
+}
+
+/* What go-nvlib insists on before GFD labels anything: `resource`, each
+ * line "start end flags"; without it the real GFD exits with this error. */
+static int pci_resource_ok(const char *dir, char *err, size_t errlen)
+{
+    char path[160], line[256];
+    unsigned long long a, b, c;
+    snprintf(path, sizeof path, "%s/resource", dir);
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(err, errlen, "error creating labeler: unable to read PCI resource file for %s: "
+                 "open %s: %s", strrchr(dir, '/') + 1, path, strerror(errno));
+        return -1;
+    }
+    int ok = 1;
+    while (ok && fgets(line, sizeof line, f))
+        ok = sscanf(line, "%llx %llx %llx", &a, &b, &c) == 3;
+    fclose(f);
+    if (!ok)
+        snprintf(err, errlen, "error creating labeler: bad PCI resource file %s", path);
+    return ok ? 0 : -1;
+}
+
+/* vgpu.present from the 256-byte config space (no capability list, so no
+ * vGPU); an error line and no label without it, as the real GFD logs. */
+static void vgpu_label(const char *dir, fg_labels *l)
+{
+    char path[160];
+    unsigned char cfg[256];
+    snprintf(path, sizeof path, "%s/config", dir);
+    FILE *f = fopen(path, "re");
+    size_t n = f ? fread(cfg, 1, sizeof cfg, f) : 0;
+    if (f)
+        fclose(f);
+    if (n < sizeof cfg) {
+        fg_log('E', "unable to get vGPU devices: unable to read PCI configuration space for %s",
+               path);
+        return;
+    }
+    add(l, "vgpu.present", "%s", (cfg[0x06] & 0x10) ? "true" : "false");
+}
+
+/* compute or graphics from the PCI class in sysfs. */
+static const char *gpu_mode(const char *dir)
+{
+    char path[160];
+    unsigned cls = 0;
+    snprintf(path, sizeof path, "%s/class", dir);
     FILE *f = fopen(path, "re");
     if (!f || fscanf(f, "%x", &cls) != 1) {
         if (f)
             fclose(f);
-        fg_log('W', "no PCI class for %s in sysfs (%s)", bus_id, path);
+        fg_log('W', "no PCI class in sysfs (%s)", path);
         return "unknown";
     }
     fclose(f);
@@ -234,7 +284,12 @@ int fg_labels_make(const fg_nvml *n, const fg_opts *o, fg_labels *l, char *err, 
     add(l, "gpu.compute.major", "%d", major);
     add(l, "gpu.compute.minor", "%d", minor);
     add(l, "gpu.family", "%s", family(major, minor));
-    add(l, "gpu.mode", "%s", gpu_mode(pci.busId));
+    char dir[128];
+    sysfs_dir(pci.busId, dir, sizeof dir);
+    if (pci_resource_ok(dir, err, errlen) != 0)
+        return -1;
+    add(l, "gpu.mode", "%s", gpu_mode(dir));
+    vgpu_label(dir, l);
     add(l, "gpu.replicas", "1");
     add(l, "gpu.sharing-strategy", "none");
     add(l, "mig.capable", "%s", capable ? "true" : "false");
@@ -248,7 +303,7 @@ int fg_labels_make(const fg_nvml *n, const fg_opts *o, fg_labels *l, char *err, 
      * gave gpu.* already, these are not repeated). */
     if (!(l->len > before && strcmp(o->mig_strategy, "single") == 0)) {
         add(l, "gpu.product", "%s", name);
-        add(l, "gpu.count", "%u", strcmp(o->mig_strategy, "mixed") == 0 ? whole : gpus);
+        add(l, "gpu.count", "%u", gpus); /* mixed: MIG-enabled GPUs of the name count too */
         add(l, "gpu.memory", "%llu", (unsigned long long)(mem.total >> 20));
     }
     return l->text ? 0 : (snprintf(err, errlen, "out of memory"), -1);
