@@ -80,6 +80,23 @@ mk_super *mk_gfd_super(mk_gfd *g)
     return g->super;
 }
 
+/* GFD's own last line of output (after "stderr: " or "stdout: "), not
+ * the supervisor's notes: it says why (a sysfs file it missed, say). */
+static void last_words(mk_gfd *g, char *out, size_t len)
+{
+    char tail[8192];
+    *out = 0;
+    mk_super_log_tail(g->super, tail, sizeof tail, 20);
+    char *save = NULL;
+    for (char *line = strtok_r(tail, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *p = strstr(line, " stderr: ");
+        if (!p)
+            p = strstr(line, " stdout: ");
+        if (p)
+            snprintf(out, len, "%s", p + 9);
+    }
+}
+
 int mk_gfd_wait_labels(mk_gfd *g, double deadline, volatile sig_atomic_t *cancel, size_t *nlabels,
                        char *err, size_t errlen)
 {
@@ -87,8 +104,11 @@ int mk_gfd_wait_labels(mk_gfd *g, double deadline, volatile sig_atomic_t *cancel
         unsigned crashes;
         char last[600];
         if (mk_super_status(g->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
+            char why[600];
+            last_words(g, why, sizeof why);
             snprintf(err, errlen, "gpu-feature-discovery %s and crashed %u time%s; it never wrote "
-                     "its labels", last, crashes, crashes == 1 ? "" : "s");
+                     "its labels%s%s", last, crashes, crashes == 1 ? "" : "s",
+                     *why ? "; its last line: " : "", why);
             return -1;
         }
         if ((cancel && *cancel) || now_s() >= deadline) {

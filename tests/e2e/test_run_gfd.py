@@ -186,7 +186,8 @@ cases:
         self.assertEqual(r.status(case.get('name')), 'error')
         msg = case.find('error').get('message')
         self.assertIn('gpu-feature-discovery exited with status 2 and crashed 2 times; it never '
-                      'wrote its labels', msg)
+                      'wrote its labels; its last line: ', msg)
+        self.assertIn('crashing on purpose (--crash-after 0)', msg)   # GFD's own words
         self.assertIn('crashing on purpose', r.plugin_log())
 
     def test_gfd_that_fails_while_suites_run(self):
