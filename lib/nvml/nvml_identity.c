@@ -53,6 +53,15 @@ MK_API nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boar
     return NVML_SUCCESS;
 }
 
+/* Whether the GPU is a baseboard module: the SXM profiles (whose names do
+ * not all say so: "NVIDIA H100 80GB HBM3"), B200 and GB200, which come
+ * only as modules, or a GPU of no profile named SXM. */
+static int baseboard_module(const mk_device *d)
+{
+    return strstr(d->profile, "sxm") || strcmp(d->profile, "b200") == 0 ||
+           strcmp(d->profile, "gb200") == 0 || strstr(d->name, "SXM");
+}
+
 /* An SXM module's place on its 8-GPU baseboard, 1 to 8; NVML documents 0
  * for boards that are not baseboard modules (PCIe cards). */
 MK_API nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)
@@ -61,7 +70,7 @@ MK_API nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *mod
     MK_ENTER(nvmlDeviceGetModuleId);
     MK_GPU(device, &r);
     MK_NONNULL(moduleId);
-    *moduleId = strstr(r.d->name, "SXM") ? r.gpu % 8 + 1 : 0;
+    *moduleId = baseboard_module(r.d) ? r.gpu % 8 + 1 : 0;
     return NVML_SUCCESS;
 }
 

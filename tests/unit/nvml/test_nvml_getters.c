@@ -59,7 +59,8 @@
 #define OTHERS(X) \
     X(nvmlInit_v2) X(nvmlShutdown) X(nvmlDeviceGetHandleByIndex_v2) X(nvmlDeviceGetUUID) \
     X(nvmlDeviceGetPciInfo_v3) X(nvmlDeviceGetName) X(nvmlDeviceGetSerial) X(nvmlDeviceGetVbiosVersion) \
-    X(nvmlDeviceGetBoardPartNumber) X(nvmlSystemGetDriverVersion) X(nvmlDeviceGetMigDeviceHandleByIndex)
+    X(nvmlDeviceGetBoardPartNumber) X(nvmlSystemGetDriverVersion) X(nvmlDeviceGetMigDeviceHandleByIndex) \
+    X(nvmlDeviceGetModuleId) X(nvmlDeviceGetSramEccErrorStatus)
 
 #define DECLARE(name) static __typeof__(name) *p_##name;
 GETTERS(DECLARE)
@@ -795,6 +796,39 @@ START_TEST(process_lists)
 }
 END_TEST
 
+/* What nvidia-smi -q reads beside the getters above: the SXM module's
+ * place, SRAM ECC status (Ampere and later, versioned), reset status. */
+START_TEST(module_sram_and_reset_status)
+{
+    unsigned id = 99;
+    ck_assert_int_eq(p_nvmlDeviceGetModuleId(gpu[A100], &id), NVML_SUCCESS);
+    ck_assert_uint_eq(id, 1);                       /* SXM4 board, GPU 0 */
+    ck_assert_int_eq(p_nvmlDeviceGetModuleId(gpu[H100], &id), NVML_SUCCESS);
+    ck_assert_uint_eq(id, 6);
+    ck_assert_int_eq(p_nvmlDeviceGetModuleId(gpu[T4], &id), NVML_SUCCESS);
+    ck_assert_uint_eq(id, 0);                       /* a PCIe card is no module */
+    ck_assert_int_eq(p_nvmlDeviceGetModuleId(gpu[A100], NULL), NVML_ERROR_INVALID_ARGUMENT);
+    nvmlEccSramErrorStatus_t st = { .version = nvmlEccSramErrorStatus_v1, .aggregateCor = 7 };
+    ck_assert_int_eq(p_nvmlDeviceGetSramEccErrorStatus(gpu[A100], &st), NVML_SUCCESS);
+    ck_assert_uint_eq(st.aggregateCor, 0);
+    ck_assert_uint_eq(st.bThresholdExceeded, 0);
+    ck_assert_uint_eq(st.version, nvmlEccSramErrorStatus_v1);
+    st.version = 1;
+    ck_assert_int_eq(p_nvmlDeviceGetSramEccErrorStatus(gpu[A100], &st),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    st.version = nvmlEccSramErrorStatus_v1;
+    ck_assert_int_eq(p_nvmlDeviceGetSramEccErrorStatus(gpu[T4], &st), NVML_ERROR_NOT_SUPPORTED);
+    ck_assert_int_eq(p_nvmlDeviceGetSramEccErrorStatus(gpu[A100], NULL), NVML_ERROR_INVALID_ARGUMENT);
+    nvmlFieldValue_t v[] = { { .fieldId = NVML_FI_DEV_RESET_STATUS },
+                             { .fieldId = NVML_FI_DEV_DRAIN_AND_RESET_STATUS } };
+    ck_assert_int_eq(p_nvmlDeviceGetFieldValues(gpu[A100], 2, v), NVML_SUCCESS);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(v[i].nvmlReturn, NVML_SUCCESS);
+        ck_assert_uint_eq(v[i].value.uiVal, 0);     /* healthy: no reset needed */
+    }
+}
+END_TEST
+
 START_TEST(field_values)
 {
     nvmlFieldValue_t v[] = {
@@ -982,6 +1016,7 @@ int main(void)
     tcase_add_test(tc, string_buffers);
     tcase_add_test(tc, process_lists);
     tcase_add_test(tc, field_values);
+    tcase_add_test(tc, module_sram_and_reset_status);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("live state");
