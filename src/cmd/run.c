@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "commands.h"
+#include "util/util.h"
 #include "suite/suite.h"
 #include "kube/kube.h"
 #include "kubelet/kubelet.h"
@@ -128,13 +129,6 @@ typedef struct run {
     _Atomic unsigned registrations, lists;   /* kubelet events so far (restart_and_register) */
     int (*restart)(mk_suite_env *env, char *err, size_t errlen);   /* the runenv's */
 } run;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* --- options -------------------------------------------------------------------- */
 
@@ -317,7 +311,7 @@ static void progress(run *r, const char *fmt, ...)
         char stamp[32];
         gmtime_r(&t, &tm);
         strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-        fprintf(stderr, "%s mokka run: %s (%.1fs)\n", stamp, msg, now_s() - r->start);
+        fprintf(stderr, "%s mokka run: %s (%.1fs)\n", stamp, msg, mk_now_s() - r->start);
     }
 }
 
@@ -431,7 +425,7 @@ static int wait_registered(run *r)
                 free(tail);
             return MK_EXIT_ENV;
         }
-        if (mk_cancel || now_s() >= deadline) {
+        if (mk_cancel || mk_now_s() >= deadline) {
             progress_done();
             char *tail = log_tail(r, 60);
             /* A plugin that crashed and is waiting to be started again
@@ -466,22 +460,22 @@ static int wait_registered(run *r)
         }
         /* On a terminal the status line updates in place; in a CI log one
          * line every 5 s says it is still waiting. */
-        double waited = now_s() - r->start;
+        double waited = mk_now_s() - r->start;
         if (isatty(STDERR_FILENO) || waited - r->last_wait_line >= 5) {
             progress(r, "waiting for the plugin to register: %.1fs", waited);
             r->last_wait_line = waited;
         }
         src->wait_change(src, seen, 250, err, sizeof err);
     }
-    for (double quiet_until = now_s() + 0.5; now_s() < quiet_until && !mk_cancel;) {
+    for (double quiet_until = mk_now_s() + 0.5; mk_now_s() < quiet_until && !mk_cancel;) {
         uint64_t before = seen;
         src->wait_change(src, seen, 100, err, sizeof err);
         registered(r, src, &seen, &nres);
         if (seen != before)
-            quiet_until = now_s() + 0.5;
+            quiet_until = mk_now_s() + 0.5;
     }
     progress(r, "plugin registered %zu resource%s in %.2fs", nres, nres == 1 ? "" : "s",
-             now_s() - r->start);
+             mk_now_s() - r->start);
     progress_done();
     return 0;
 }
@@ -515,7 +509,7 @@ static int open_cluster(run *r, char *err, size_t errlen)
     mk_kube_opts ko = { .kubeconfig = r->o.kubeconfig, .context = r->o.context,
                         .node = r->u->node };
     /* Reaching the cluster must leave time for the report within --timeout. */
-    double left_ms = (r->o.timeout - (now_s() - r->start)) * 1000;
+    double left_ms = (r->o.timeout - (mk_now_s() - r->start)) * 1000;
     if (left_ms < MK_KUBE_OPEN_TIMEOUT_MS)
         ko.open_timeout_ms = left_ms >= 1 ? (int)left_ms : 1;
     if (!(r->kube = mk_kube_open(&ko, err, errlen))) {
@@ -577,7 +571,7 @@ static int wait_labels(run *r)
         return MK_EXIT_ENV;
     }
     progress(r, "gpu-feature-discovery labelled the node: %zu labels in %.2fs", n,
-             now_s() - r->start);
+             mk_now_s() - r->start);
     progress_done();
     return 0;
 }
@@ -647,7 +641,7 @@ static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
     unsigned regs = r->registrations, lists = r->lists;
     if (r->restart(env, err, errlen) != 0)
         return -1;
-    double deadline = now_s() + r->o.register_timeout;
+    double deadline = mk_now_s() + r->o.register_timeout;
     while (r->registrations - regs < want || r->lists - lists < want) {
         unsigned crashes;
         char last[600];
@@ -656,7 +650,7 @@ static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
                      "more than --restart-limit allows", last, crashes, crashes == 1 ? "" : "s");
             return -1;
         }
-        if (mk_cancel || now_s() >= deadline) {
+        if (mk_cancel || mk_now_s() >= deadline) {
             snprintf(err, errlen, "%s: %u of %zu resources registered again",
                      mk_cancel ? "cancelled while the plugin registered again"
                                : "the plugin did not register again within --register-timeout",
@@ -760,7 +754,7 @@ static int finish(run *r, int rc)
         mk_kubelet_stop(r->kubelet);
     if (r->kube)
         mk_kube_close(r->kube);
-    r->rep.time_ms = (long long)((now_s() - r->start) * 1000);
+    r->rep.time_ms = (long long)((mk_now_s() - r->start) * 1000);
     if ((rc == 0 || r->rep.n) && mk_outputs_write(&r->o.out, "run", &r->rep) != 0)
         rc = MK_EXIT_ENV;
     if (rc == 0)
@@ -809,7 +803,7 @@ int cmd_run(int argc, char **argv)
 {
     run r;
     memset(&r, 0, sizeof r);
-    r.start = now_s();
+    r.start = mk_now_s();
     mk_report_init(&r.rep);
     int rc = parse_args(argc, argv, &r.o);
     if (rc == 0)

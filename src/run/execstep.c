@@ -28,13 +28,6 @@ typedef struct capture {
     int cut;
 } capture;
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The plugin's environment with the step's NAME=VALUE entries over it. */
 static char **merge_env(char *const *base, char *const *over)
 {
@@ -113,7 +106,7 @@ static void read_until(capture *c, long long until, int *done)
     for (int i = 0; i < 2; i++)
         if (c[i].fd >= 0)
             p[n++] = (struct pollfd){c[i].fd, POLLIN, 0};
-    long long left = until - now_ms();
+    long long left = until - mk_now_ms();
     if (!n || left <= 0) {
         *done = !n;
         return;
@@ -142,7 +135,7 @@ static int wait_command(const mk_suite_env *env, pid_t pid, capture *c, long lon
         if (env->cancel && *env->cancel) {
             cancelled = 1;
             kill_group(pid);
-        } else if (!res->timed_out && now_ms() >= deadline) {
+        } else if (!res->timed_out && mk_now_ms() >= deadline) {
             res->timed_out = 1;
             kill_group(pid);
         }
@@ -150,7 +143,7 @@ static int wait_command(const mk_suite_env *env, pid_t pid, capture *c, long lon
             struct timespec ts = {0, 20 * 1000000L};
             nanosleep(&ts, NULL);
         } else {
-            read_until(c, now_ms() + 50, &streams_done);
+            read_until(c, mk_now_ms() + 50, &streams_done);
         }
         /* ended, not yet reaped: its group id cannot be reused yet */
         siginfo_t info;
@@ -161,8 +154,8 @@ static int wait_command(const mk_suite_env *env, pid_t pid, capture *c, long lon
             reaped = waitpid(pid, &status, 0) == pid;
         }
     }
-    long long until = now_ms() + GRACE_MS;
-    while (!streams_done && now_ms() < until)
+    long long until = mk_now_ms() + GRACE_MS;
+    while (!streams_done && mk_now_ms() < until)
         read_until(c, until, &streams_done);
     res->exited = WIFEXITED(status);
     res->code = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
@@ -185,7 +178,7 @@ static int do_exec(mk_suite_env *env, const mk_exec_req *req, mk_exec_res *res, 
         return -1;
     }
     char **envp = merge_env(r->plugin_env, req->env);
-    long long start = now_ms();
+    long long start = mk_now_ms();
     /* Signals stay blocked until the child has dropped mokka's handlers
      * (as for the plugin, supervise.c). */
     sigset_t all, old;
@@ -219,7 +212,7 @@ static int do_exec(mk_suite_env *env, const mk_exec_req *req, mk_exec_res *res, 
     res->err = mk_xrealloc(c[1].buf, c[1].len + 1);
     res->out_cut = c[0].cut;
     res->err_cut = c[1].cut;
-    res->ms = now_ms() - start;
+    res->ms = mk_now_ms() - start;
     if (rc != 0)
         snprintf(err, errlen, "cancelled while the command ran");
     return rc;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "run.h"
+#include "util/util.h"
 
 /* How often GFD relabels: a suite's `within:` sees a hot reload or a MIG
  * change in its labels about this long after GFD does. */
@@ -22,13 +23,6 @@ struct mk_gfd {
     mk_gfdlabels *labels;
     char output[4400];
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 mk_gfd *mk_gfd_start(const mk_gfd_start_opts *o, char *err, size_t errlen)
 {
@@ -111,7 +105,7 @@ int mk_gfd_wait_labels(mk_gfd *g, double deadline, volatile sig_atomic_t *cancel
                      *why ? "; its last line: " : "", why);
             return -1;
         }
-        if ((cancel && *cancel) || now_s() >= deadline) {
+        if ((cancel && *cancel) || mk_now_s() >= deadline) {
             snprintf(err, errlen, "%s before gpu-feature-discovery wrote its labels to %s%s",
                      cancel && *cancel ? "cancelled" : "--register-timeout ran out", g->output,
                      crashes ? " (it crashed meanwhile)" : "");

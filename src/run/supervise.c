@@ -77,13 +77,6 @@ static int live_has(pid_t pid)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void add_line(mk_super *s, const char *stream_name, const char *text)
 {
     char stamp[40], line[LINE_MAX_LEN + 80];
@@ -279,7 +272,7 @@ static void handle_exit(mk_super *s, int status)
         s->state = MK_SUPER_FAILED;
     } else {
         s->state = MK_SUPER_BACKOFF;
-        double at = now_s() + s->backoff;
+        double at = mk_now_s() + s->backoff;
         s->restart_at.tv_sec = (time_t)at;
         s->restart_at.tv_nsec = (long)((at - (double)(time_t)at) * 1e9);
         s->backoff = s->backoff * 2 > 30 ? 30 : s->backoff * 2;
@@ -346,7 +339,7 @@ static void *watch(void *arg)
         pid_t pid = s->pid;
         int quit = s->quit;
         int due = s->state == MK_SUPER_BACKOFF && !s->stopping &&
-                  now_s() >= (double)s->restart_at.tv_sec + s->restart_at.tv_nsec / 1e9;
+                  mk_now_s() >= (double)s->restart_at.tv_sec + s->restart_at.tv_nsec / 1e9;
         pthread_mutex_unlock(&s->lock);
         int status;
         if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid)
@@ -430,7 +423,7 @@ mk_super *mk_super_start(const mk_super_opts *o, char *err, size_t errlen)
 static int wait_gone(mk_super *s, double deadline)
 {
     while (s->pid > 0) {
-        double left = deadline - now_s();
+        double left = deadline - mk_now_s();
         if (left <= 0)
             return 0;
         struct timespec ts;
@@ -452,10 +445,10 @@ void mk_super_stop(mk_super *s, int sig, int timeout_ms)
     if (s->pid > 0) {
         kill(-s->pid, sig);
         poke(s);
-        if (!wait_gone(s, now_s() + timeout_ms / 1000.0)) {
+        if (!wait_gone(s, mk_now_s() + timeout_ms / 1000.0)) {
             kill(-s->pid, SIGKILL);
             poke(s);
-            wait_gone(s, now_s() + 5);
+            wait_gone(s, mk_now_s() + 5);
         }
     }
     pthread_mutex_unlock(&s->lock);

@@ -42,13 +42,6 @@ typedef struct runner {
     size_t last_exec_at;         /* where the last step's part of exec_log starts */
 } runner;
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int cancelled(const runner *r)
 {
     return r->env->cancel && *r->env->cancel;
@@ -81,7 +74,7 @@ static void settle(runner *r, target *t, mk_status st, const char *type, char *m
 {
     record(t, st, type, message, detail);
     t->done = 1;
-    t->at_ms = now_ms() - r->start;
+    t->at_ms = mk_now_ms() - r->start;
 }
 
 /* Settles every target still open with the same result (message may be NULL). */
@@ -150,14 +143,14 @@ static int resolve_targets(runner *r, char *err, size_t errlen)
 /* Sleeps `ms` in ticks, reporting progress; -1 when cancelled. */
 static int pause_ms(runner *r, long long ms)
 {
-    long long t0 = now_ms();
-    for (long long waited = 0; waited < ms; waited = now_ms() - t0) {
+    long long t0 = mk_now_ms();
+    for (long long waited = 0; waited < ms; waited = mk_now_ms() - t0) {
         if (cancelled(r))
             return -1;
         long long slice = ms - waited < TICK_MS ? ms - waited : TICK_MS;
         struct timespec ts = {(time_t)(slice / 1000), (long)(slice % 1000) * 1000000L};
         nanosleep(&ts, NULL);
-        progress(r, MK_PROGRESS_WAIT, now_ms() - t0, ms, MK_ST_PASS);
+        progress(r, MK_PROGRESS_WAIT, mk_now_ms() - t0, ms, MK_ST_PASS);
     }
     return 0;
 }
@@ -381,7 +374,7 @@ static void time_up(runner *r, target *t, long long limit)
 {
     if (limit <= 0) {   /* no within: the one check's result as it is */
         t->done = 1;
-        t->at_ms = now_ms() - r->start;
+        t->at_ms = mk_now_ms() - r->start;
         return;
     }
     char lim[32], last[32];
@@ -404,7 +397,7 @@ static void check_loop(runner *r)
         plugin |= (r->c->x[i].kind->flags & (MK_XK_CALLS_PLUGIN | MK_XK_EXEC)) != 0;
         exec |= (r->c->x[i].kind->flags & MK_XK_EXEC) != 0;
     }
-    long long t0 = now_ms();
+    long long t0 = mk_now_ms();
     uint64_t version = 0;
     int need = 1;
     char err[512];
@@ -426,12 +419,12 @@ static void check_loop(runner *r)
             version = snap.version;
             mk_nv_nodes_free(&snap);
             r->checks++;
-            r->last_check = now_ms();
+            r->last_check = mk_now_ms();
             need = 0;
         }
         if (!pending(r))
             return;
-        long long waited = now_ms() - t0;
+        long long waited = mk_now_ms() - t0;
         if (waited >= limit) {
             for (size_t i = 0; i < r->nt; i++)
                 if (!r->t[i].done)
@@ -451,8 +444,8 @@ static void check_loop(runner *r)
             free(msg);
             return;
         }
-        need = rc > 0 || (plugin && now_ms() - r->last_check >= PLUGIN_RECHECK_MS);
-        progress(r, MK_PROGRESS_WAIT, now_ms() - t0, limit, MK_ST_PASS);
+        need = rc > 0 || (plugin && mk_now_ms() - r->last_check >= PLUGIN_RECHECK_MS);
+        progress(r, MK_PROGRESS_WAIT, mk_now_ms() - t0, limit, MK_ST_PASS);
     }
 }
 
@@ -521,7 +514,7 @@ static mk_status run_case(runner *r)
     const mk_case *c = r->c;
     char err[1024];
     mk_status st;
-    r->start = now_ms();
+    r->start = mk_now_ms();
     r->checks = 0;
     r->last_check = r->start;
     progress(r, MK_PROGRESS_CASE, 0, 0, MK_ST_PASS);
@@ -536,7 +529,7 @@ static mk_status run_case(runner *r)
         }
         st = MK_ST_SKIP;
     } else if (resolve_targets(r, err, sizeof err) != 0) {
-        mk_rcase *rc = add_result(r, NULL, MK_ST_ERROR, "harness", err, now_ms() - r->start);
+        mk_rcase *rc = add_result(r, NULL, MK_ST_ERROR, "harness", err, mk_now_ms() - r->start);
         if (r->env->log_tail)
             rc->output = r->env->log_tail(r->env);
         st = MK_ST_ERROR;
@@ -558,7 +551,7 @@ static mk_status run_case(runner *r)
     mk_sb_free(&r->exec_log);
     r->last_exec_at = 0;
     set_allocated(r, NULL);
-    progress(r, MK_PROGRESS_DONE, now_ms() - r->start, 0, st);
+    progress(r, MK_PROGRESS_DONE, mk_now_ms() - r->start, 0, st);
     return st;
 }
 
@@ -571,13 +564,13 @@ int mk_suite_run(const mk_suite *s, mk_suite_env *env, mk_report *rep)
     r.rs = mk_report_add_suite(rep, s->name, s->file);
     r.vars.env = env->vars;
     r.vars.nenv = env->nvars;
-    long long t0 = now_ms();
+    long long t0 = mk_now_ms();
     mk_status w = MK_ST_PASS;
     for (r.index = 0; r.index < s->n; r.index++) {
         r.c = &s->cases[r.index];
         w = worst(w, run_case(&r));
     }
-    r.rs->time_ms = now_ms() - t0;
+    r.rs->time_ms = mk_now_ms() - t0;
     if (env->log_tail)
         r.rs->output = env->log_tail(env);
     return w == MK_ST_ERROR ? MK_EXIT_ENV : w == MK_ST_FAIL ? MK_EXIT_FAIL : MK_EXIT_OK;

@@ -51,9 +51,12 @@ int mk_child_die_with(pid_t parent, int sig);
 void mk_child_default_signals(void);
 
 /* abstime.c: absolute deadlines for pthread_cond_timedwait: "in 500 ms" on
- * the clock a condition variable waits by. */
+ * the clock a condition variable waits by; and the monotonic clock that
+ * every deadline of the CLI is kept on, in seconds or milliseconds. */
 /* Now on `clock`, plus ms milliseconds (ms >= 0). */
 struct timespec mk_abstime_in(clockid_t clock, long long ms);
+double mk_now_s(void);
+long long mk_now_ms(void);
 
 
 /* duration.c: durations as suites write them ("500ms", "30s", "5m", "1h",
