@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "kube.h"
 #include "kube_http.h"
+#include "kube_nodesink.h"
 #include "kube_store.h"
 #include "kube_watch.h"
 #include "kubeconfig.h"
@@ -14,6 +15,7 @@ struct mk_kube {
     mk_ktarget target;
     mk_khttp *http;          /* owned by the watch once it started */
     mk_kstore *store;
+    mk_knodesink *sink;
     mk_kwatch *watch;
     mk_nodesrc src;
 };
@@ -53,14 +55,25 @@ mk_kube *mk_kube_open(const mk_kube_opts *o, char *err, size_t errlen)
         mk_khttp_describe(k->http, who, sizeof who);
         mk_klogf(&log, 0, "API server %s", who);
     }
+    mk_kwatch_sink sink;
+    char *path = mk_knodes_path(o->node, o->selector);
+    if (!path || !(k->sink = mk_knodesink_new(k->store, &sink))) {
+        free(path);
+        mk_khttp_free(k->http);
+        k->http = NULL;
+        snprintf(err, errlen, "out of memory");
+        mk_kube_close(k);
+        return NULL;
+    }
     mk_kwatch_opts wo = {
-        .node = o->node,
-        .selector = o->selector,
+        .path = path,
+        .what = "nodes",
         .watch_timeout_s = o->watch_timeout_s > 0 ? o->watch_timeout_s : DEFAULT_WATCH_TIMEOUT_S,
         .first_deadline_ms = mk_kmono_ms() +
             (o->open_timeout_ms > 0 ? o->open_timeout_ms : MK_KUBE_OPEN_TIMEOUT_MS),
     };
-    k->watch = mk_kwatch_start(k->http, k->store, &log, &wo, err, errlen);
+    k->watch = mk_kwatch_start(k->http, &sink, &log, &wo, err, errlen);
+    free(path);
     if (!k->watch) {
         k->http = NULL;     /* freed by mk_kwatch_start */
         mk_kube_close(k);
@@ -101,6 +114,7 @@ void mk_kube_close(mk_kube *k)
         mk_kwatch_free(k->watch);
     else
         mk_khttp_free(k->http);
+    mk_knodesink_free(k->sink);
     mk_kstore_free(k->store);
     mk_ktarget_free(&k->target);
     free(k);

@@ -1,4 +1,4 @@
-/* kube_http.c - GET requests to the API server over libcurl, with the
+/* kube_http.c - requests to the API server over libcurl, with the
  * retry policy of a polite client: exponential backoff with jitter on
  * connection errors, 5xx and 429 (Retry-After wins when the server sends
  * one), a single retry with fresh credentials on 401, and a deadline that
@@ -41,7 +41,7 @@ struct mk_khttp {
     struct curl_slist *connect_to;
     long long backoff_ms;        /* the last backoff step; 0 after a success */
     uint64_t rng;
-    atomic_ulong lists, watches, retries;
+    atomic_ulong lists, watches, writes, retries;
     /* The transfer in progress. */
     const mk_kget *req;
     int sink_ended;              /* we ended it (sink, bound): not a broken transfer */
@@ -49,6 +49,7 @@ struct mk_khttp {
     size_t got;                  /* bytes of a 200 answer's body so far, decoded */
     char *body;                  /* a non-200 answer's body, for its message */
     size_t blen;
+    char reason[64];             /* its Status reason ("AlreadyExists"), or "" */
     char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -232,7 +233,7 @@ static size_t on_data(char *p, size_t size, size_t n, void *ud)
     if (atomic_load(&h->stop))
         return CURL_WRITEFUNC_ERROR;
     curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &code);
-    if (code == 200) {
+    if (code >= 200 && code < 300) {
         h->got += len;
         if (h->req->max_body && h->got > h->req->max_body) {
             h->too_big = h->sink_ended = 1;
@@ -287,7 +288,7 @@ static CURLcode perform(mk_khttp *h)
 static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, char *url)
 {
     struct curl_slist *hdr = curl_slist_append(NULL, "Accept: application/json");
-    char *bearer = NULL;
+    char *bearer = NULL, *ctype = NULL;
     CURL *e = h->easy;
     long limit = req->timeout_s * 1000L, connect = CONNECT_TIMEOUT_MS;
 
@@ -295,6 +296,9 @@ static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, 
         hdr = curl_slist_append(hdr, bearer);
     if (h->host_header)
         hdr = curl_slist_append(hdr, h->host_header);
+    if (req->body && asprintf(&ctype, "Content-Type: %s",
+                              req->content_type ? req->content_type : "application/json") > 0)
+        hdr = curl_slist_append(hdr, ctype);
     if (req->deadline_ms) {
         long left = (long)(req->deadline_ms - mk_kmono_ms());
         if (left < 1)
@@ -306,6 +310,12 @@ static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, 
     }
     curl_easy_setopt(e, CURLOPT_URL, url);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdr);
+    if (req->body) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    }
+    /* After POSTFIELDS, which makes the request a POST. */
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, limit);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect);
     if (cred->cert)
@@ -316,10 +326,14 @@ static CURLcode transfer(mk_khttp *h, const mk_kget *req, const mk_kcred *cred, 
     h->sink_ended = h->too_big = 0;
     h->got = h->blen = 0;
     h->curl_err[0] = '\0';
+    h->reason[0] = '\0';
     CURLcode res = perform(h);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     curl_slist_free_all(hdr);
     free(bearer);
+    free(ctype);
     return res;
 }
 
@@ -396,9 +410,17 @@ static int curl_fatal(CURLcode c)
     }
 }
 
+static const char *method(const mk_kget *req)
+{
+    return req->method ? req->method : "GET";
+}
+
 static const char *reason(long code)
 {
     switch (code) {
+    case 409: return "Conflict";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Entity";
     case 401: return "Unauthorized";
     case 403: return "Forbidden";
     case 404: return "Not Found";
@@ -414,15 +436,18 @@ static const char *reason(long code)
 
 /* "GET https://host/api/v1/nodes: 403 Forbidden: <the Status object's message>",
  * the message scrubbed whole, before formatting could cut a secret short. */
-static void answer_error(mk_khttp *h, const char *url, long code, char *err, size_t errlen)
+static void answer_error(mk_khttp *h, const mk_kget *req, const char *url, long code, char *err,
+                         size_t errlen)
 {
     json_t *st = h->body ? json_loadb(h->body, h->blen, 0, NULL) : NULL;
     const char *msg = json_string_value(json_object_get(st, "message"));
+    const char *why = json_string_value(json_object_get(st, "reason"));
+    snprintf(h->reason, sizeof h->reason, "%s", why ? why : "");
     char *copy = msg ? strdup(msg) : NULL;
     if (copy)
         mk_khttp_scrub(h, copy, strlen(copy) + 1);
-    snprintf(err, errlen, "GET %s: %ld %s%s%s", url, code, reason(code), copy ? ": " : "",
-             copy ? copy : "");
+    snprintf(err, errlen, "%s %s: %ld %s%s%s", method(req), url, code, reason(code),
+             copy ? ": " : "", copy ? copy : "");
     free(copy);
     json_decref(st);
 }
@@ -449,7 +474,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
             rc = MK_KHTTP_FAIL;
             break;
         }
-        atomic_fetch_add(req->watch ? &h->watches : &h->lists, 1);
+        atomic_fetch_add(req->watch ? &h->watches : req->method ? &h->writes : &h->lists, 1);
         CURLcode res = transfer(h, req, &cred, url);
         if (atomic_load(&h->stop)) {
             rc = MK_KHTTP_STOPPED;
@@ -474,9 +499,10 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
         }
         if (res != CURLE_OK && !h->sink_ended) {
             /* libcurl's own buffer says more than its error code's text. */
-            snprintf(why, sizeof why, "GET %s: %s", url, h->curl_err[0] ? h->curl_err : curl_easy_strerror(res));
+            snprintf(why, sizeof why, "%s %s: %s", method(req), url,
+                     h->curl_err[0] ? h->curl_err : curl_easy_strerror(res));
             mk_khttp_scrub(h, why, sizeof why);
-            if (code == 200) {
+            if (code >= 200 && code < 300) {
                 snprintf(err, errlen, "%s", why);
                 rc = MK_KHTTP_BROKEN;
                 break;
@@ -490,7 +516,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
                 break;
             continue;
         }
-        mk_klogf(&h->log, 0, "GET %s: %ld", req->path, code);
+        mk_klogf(&h->log, 0, "%s %s: %ld", method(req), req->path, code);
         if (code == 401 && !refreshed && mk_kauth_rejected(h->auth)) {
             /* A rotated token or an expired plugin credential: fetch a new
              * one and try again, once. */
@@ -500,16 +526,16 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
         }
         if (code == 429 || code >= 500) {
             curl_easy_getinfo(h->easy, CURLINFO_RETRY_AFTER, &retry_after);
-            answer_error(h, url, code, why, sizeof why);
+            answer_error(h, req, url, code, why, sizeof why);
             if ((rc = retry_wait(h, req->deadline_ms, (long long)retry_after * 1000, why, err, errlen)))
                 break;
             continue;
         }
         *status = code;
-        if (code == 200)
+        if (code >= 200 && code < 300)
             h->backoff_ms = 0;
         else
-            answer_error(h, url, code, err, errlen);
+            answer_error(h, req, url, code, err, errlen);
         if (code == 401) {
             char auth[1024];
             size_t n = strlen(err);
@@ -523,6 +549,11 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
     return rc;
 }
 
+const char *mk_khttp_reason(const mk_khttp *h)
+{
+    return h->reason;
+}
+
 void mk_khttp_scrub(const mk_khttp *h, char *text, size_t size)
 {
     mk_kauth_scrub(h->auth, text, size);
@@ -530,7 +561,8 @@ void mk_khttp_scrub(const mk_khttp *h, char *text, size_t size)
 
 void mk_khttp_what(const mk_kget *req, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s %.*s", req->watch ? "WATCH" : "LIST", (int)strcspn(req->path, "?"), req->path);
+    snprintf(buf, len, "%s %.*s", req->watch ? "WATCH" : req->method ? req->method : "LIST",
+             (int)strcspn(req->path, "?"), req->path);
 }
 
 void mk_khttp_stop(mk_khttp *h)
@@ -543,6 +575,7 @@ void mk_khttp_counts_get(const mk_khttp *h, mk_khttp_counts *out)
 {
     out->lists = atomic_load(&h->lists);
     out->watches = atomic_load(&h->watches);
+    out->writes = atomic_load(&h->writes);
     out->retries = atomic_load(&h->retries);
     out->credential_loads = mk_kauth_loads(h->auth);
 }

@@ -1,4 +1,4 @@
-/* kube_http.h - GET requests to the API server over libcurl: TLS and
+/* kube_http.h - requests to the API server over libcurl: TLS and
  * credentials from the target, retries with exponential backoff and jitter
  * on connection errors, 5xx and 429 (honouring Retry-After), one credential
  * refresh on 401, answers bounded in size, server text scrubbed of secrets,
@@ -21,13 +21,17 @@ typedef struct mk_khttp mk_khttp;
 
 typedef struct mk_kget {
     const char *path;        /* "/api/v1/nodes?..." */
-    int watch;               /* counted as a watch, else as a list */
+    int watch;               /* counted as a watch, else as a list (GET) or a write */
+    const char *method;      /* NULL: GET; "POST", "PUT", "PATCH", "DELETE" */
+    const char *body;        /* sent with the method, or NULL */
+    size_t body_len;
+    const char *content_type;/* of the body; NULL: application/json */
     long timeout_s;          /* limit for one transfer; 0: none */
     long long deadline_ms;   /* no transfer, retry wait or plugin run goes past this
                                 mk_kmono_ms(); 0: none */
     size_t max_body;         /* a 200 answer whose decoded body passes this many bytes
                                 is refused (MK_KHTTP_FAIL); 0: no bound (a watch) */
-    /* Receives the body of a 200 answer piece by piece; returns 0 to go on,
+    /* Receives the body of a 2xx answer piece by piece; returns 0 to go on,
      * -1 to end the transfer (mk_khttp_get then still returns 0). */
     int (*sink)(void *ctx, const char *data, size_t len);
     void *ctx;
@@ -41,18 +45,24 @@ enum {
 };
 
 typedef struct mk_khttp_counts {
-    unsigned long lists, watches, retries, credential_loads;
+    unsigned long lists, watches, writes, retries, credential_loads;
 } mk_khttp_counts;
 
 /* `t` must outlive the client. Warns (once) when TLS is not verified. */
 mk_khttp *mk_khttp_new(const mk_ktarget *t, const mk_klog *log, char *err, size_t errlen);
 void mk_khttp_free(mk_khttp *h);
 
-/* GET a path. Transient failures are retried until req->deadline_ms; 401 is
- * retried once with fresh credentials. Other answers (200, 410, 403, ...)
- * return 0 with *status set; for those that are not 200, err holds the
- * API server's message (scrubbed). */
+/* One request. Transient failures are retried until req->deadline_ms
+ * (writes too: a create that was in fact done answers 409 the second time,
+ * which the caller reads as done); 401 is retried once with fresh
+ * credentials. Other answers (200, 201, 410, 403, ...) return 0 with
+ * *status set; for those that are not 2xx, err holds the API server's
+ * message (scrubbed). */
 int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_t errlen);
+
+/* The Status reason of the last answer that was not 2xx ("NotFound",
+ * "AlreadyExists", "Conflict", "Invalid"), or "". */
+const char *mk_khttp_reason(const mk_khttp *h);
 
 /* Wait the next backoff delay (after a broken stream). Returns 0, or
  * MK_KHTTP_FAIL when deadline_ms (0: none) would come first (err, which must
@@ -63,8 +73,8 @@ int mk_khttp_backoff(mk_khttp *h, long long deadline_ms, const char *why, char *
  * into a message (mk_kauth_scrub): `text` is NUL-terminated in `size` bytes. */
 void mk_khttp_scrub(const mk_khttp *h, char *text, size_t size);
 
-/* "LIST /api/v1/nodes" or "WATCH /api/v1/nodes": a request in messages,
- * without its query (selectors, continue tokens). */
+/* "LIST /api/v1/nodes", "WATCH /api/v1/nodes", "PUT /apis/...": a request
+ * in messages, without its query (selectors, continue tokens). */
 void mk_khttp_what(const mk_kget *req, char *buf, size_t len);
 
 /* Interrupt any transfer or wait, now and for good. Thread-safe. */

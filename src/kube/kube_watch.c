@@ -1,11 +1,12 @@
-/* kube_watch.c - list+watch of the selected nodes, the way client-go's
- * reflector does it: LIST (in pages of 500, as its pager asks), then WATCH
- * from the list's resourceVersion with bookmarks; re-WATCH from the last
- * resourceVersion seen when a stream ends; re-LIST on 410 Gone, whether it
- * comes as the HTTP status or as an ERROR event inside a 200 stream. One
- * thread and one watch serve any number of nodes; what they show goes into
- * a store (kube_store.c) for readers. Answers are framed into objects as
- * they arrive (kube_frame.c): a LIST page costs one node's JSON tree at a
+/* kube_watch.c - list+watch of one collection (nodes, GPUFaults, ...), the
+ * way client-go's reflector does it: LIST (in pages of 500, as its pager
+ * asks), then WATCH from the list's resourceVersion with bookmarks;
+ * re-WATCH from the last resourceVersion seen when a stream ends; re-LIST
+ * on 410 Gone, whether it comes as the HTTP status or as an ERROR event
+ * inside a 200 stream. One thread and one watch serve any number of
+ * objects; what they say goes to the caller's sink (for nodes, a store
+ * that readers copy: kube_store.c). Answers are framed into objects as
+ * they arrive (kube_frame.c): a LIST page costs one object's JSON tree at a
  * time, a watch event is parsed once. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,8 +15,6 @@
 #include <string.h>
 #include <curl/curl.h>
 #include "kube_frame.h"
-#include "kube_node.h"
-#include "kube_store.h"
 #include "kube_watch.h"
 
 #define SHORT_WATCH_MS 1000      /* an empty watch shorter than this backs off */
@@ -27,8 +26,10 @@ struct mk_kwatch {
     mk_khttp *http;
     mk_klog log;
     char *list_path;          /* /api/v1/nodes[?fieldSelector=..&labelSelector=..] */
+    const char *what;         /* "nodes": for progress lines */
     int watch_timeout_s;
-    mk_kstore *store;         /* where the nodes go; the caller's */
+    int jitter;               /* each WATCH asks for watch_timeout_s to twice that */
+    mk_kwatch_sink sink;      /* where the objects go; the caller's */
     pthread_t thread;
     int running;
     /* The watch thread's own. */
@@ -57,25 +58,26 @@ static int set_rv(mk_kwatch *w, const json_t *obj)
 
 /* --- LIST -------------------------------------------------------------------------- */
 
-#define LIST_PAGE 500            /* nodes a LIST page asks for: client-go's pager's */
+#define LIST_PAGE 500            /* objects a LIST page asks for: client-go's pager's */
 
-/* One LIST as its pages come in. */
+/* One LIST as its pages come in; the items go to the sink as they come. */
 typedef struct {
-    mk_nv_nodes nodes;
-    size_t cap;
+    size_t n;                    /* items so far */
     char *cont;                  /* the last page's continue token; NULL: no more pages */
     int pages;
 } list_acc;
 
-static void list_acc_reset(list_acc *a)
+static void list_acc_reset(mk_kwatch *w, list_acc *a)
 {
-    mk_nv_nodes_free(&a->nodes);
+    if (a->n || a->pages)
+        w->sink.list_abort(w->sink.ctx);
     free(a->cont);
     memset(a, 0, sizeof *a);
 }
 
 /* One page as its bytes arrive. */
 typedef struct {
+    mk_kwatch *w;
     list_acc *acc;
     size_t limit;                /* the limit= asked for; 0: none */
     mk_klist frame;
@@ -87,28 +89,18 @@ static int on_item(void *ctx, size_t index, json_t *item)
 {
     page_in *p = ctx;
     list_acc *a = p->acc;
-    char why[512];
+    char why[512] = "could not be held: out of memory";
     /* More would be a server ignoring limit=, its answer as big as the
-     * cluster: the nodes' views would grow with it. */
+     * cluster: what the sink keeps would grow with it. */
     if (p->limit && index >= p->limit) {
         snprintf(p->err, sizeof p->err, "has more than the %zu items limit= asked for", p->limit);
         return -1;
     }
-    if (a->nodes.n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : LIST_PAGE;
-        mk_nv_node *grown = realloc(a->nodes.node, cap * sizeof *grown);
-        if (!grown) {
-            snprintf(p->err, sizeof p->err, "could not be held: out of memory");
-            return -1;
-        }
-        a->nodes.node = grown;
-        a->cap = cap;
-    }
-    if (mk_knode_from_json(item, &a->nodes.node[a->nodes.n], why, sizeof why)) {
-        snprintf(p->err, sizeof p->err, "has items[%zu] that is not a Node: %s", index, why);
+    if (p->w->sink.item(p->w->sink.ctx, a->n, item, why, sizeof why)) {
+        snprintf(p->err, sizeof p->err, "has items[%zu] that %s", index, why);
         return -1;
     }
-    a->nodes.n++;
+    a->n++;
     return 0;
 }
 
@@ -133,7 +125,7 @@ static char *page_path(const mk_kwatch *w, const char *cont)
     return path;
 }
 
-/* A page's nodes are in; keep its resourceVersion and continue token from
+/* A page's items are in; keep its resourceVersion and continue token from
  * the rest of it. Errors name the answer: "the API server's answer to LIST
  * /api/v1/nodes has items[3] over 4 MiB (...)". */
 static int end_page(mk_kwatch *w, const mk_kget *req, page_in *p, char *err, size_t errlen)
@@ -160,7 +152,7 @@ static int end_page(mk_kwatch *w, const mk_kget *req, page_in *p, char *err, siz
     return 0;
 }
 
-/* One LIST, LIST_PAGE nodes a page, all from the snapshot the first page
+/* One LIST, LIST_PAGE objects a page, all from the snapshot the first page
  * was served from. A continue token the server no longer honours (410
  * Expired: its snapshot was compacted away) restarts the list whole, in one
  * answer, as client-go's pager does. Returns 0, MK_KHTTP_FAIL (err),
@@ -176,15 +168,15 @@ static int list_once(mk_kwatch *w, long long deadline_ms, char *err, size_t errl
             rc = MK_KHTTP_FAIL;
             break;
         }
-        page_in page = { .acc = &a, .limit = paged ? LIST_PAGE : 0 };
+        page_in page = { .w = w, .acc = &a, .limit = paged ? LIST_PAGE : 0 };
         mk_kget req = { .path = path, .timeout_s = 120, .deadline_ms = deadline_ms,
                         .max_body = MK_KHTTP_ANSWER_MAX, .sink = on_page_data, .ctx = &page };
         long status = 0;
         rc = mk_khttp_get(w->http, &req, &status, err, errlen);
         if (rc == 0 && status == 410 && a.cont) {
-            mk_klogf(&w->log, 0, "list: the continue token expired after %zu nodes; listing them "
-                     "all at once", a.nodes.n);
-            list_acc_reset(&a);
+            mk_klogf(&w->log, 0, "list: the continue token expired after %zu %s; listing them "
+                     "all at once", a.n, w->what);
+            list_acc_reset(w, &a);
             paged = 0;
         } else if (rc == 0 && status == 200) {
             rc = end_page(w, &req, &page, err, errlen) ? MK_KHTTP_FAIL : 0;
@@ -195,20 +187,21 @@ static int list_once(mk_kwatch *w, long long deadline_ms, char *err, size_t errl
         free(path);
     } while (rc == 0 && (a.cont || !a.pages));
     if (rc == 0) {
-        mk_klogf(&w->log, 0, "listed %zu nodes at resourceVersion %s (%d page%s)", a.nodes.n,
+        mk_klogf(&w->log, 0, "listed %zu %s at resourceVersion %s (%d page%s)", a.n, w->what,
                  w->rv ? w->rv : "?", a.pages, a.pages == 1 ? "" : "s");
-        rc = mk_kstore_replace(w->store, &a.nodes) ? MK_KHTTP_FAIL : 0;   /* takes the nodes */
-        a.nodes = (mk_nv_nodes){ 0 };
+        rc = w->sink.list_end(w->sink.ctx) ? MK_KHTTP_FAIL : 0;
+        a.n = 0;
+        a.pages = 0;
         if (rc)
             snprintf(err, errlen, "out of memory");
     }
-    list_acc_reset(&a);
+    list_acc_reset(w, &a);
     return rc;
 }
 
-/* LIST the nodes; a broken answer is retried after a backoff step, within
+/* LIST the collection; a broken answer is retried after a backoff step, within
  * the deadline (0: none). Returns 0, MK_KHTTP_FAIL (err) or MK_KHTTP_STOPPED. */
-static int list_nodes(mk_kwatch *w, long long deadline_ms, char *err, size_t errlen)
+static int list_all(mk_kwatch *w, long long deadline_ms, char *err, size_t errlen)
 {
     for (;;) {
         char why[1024];
@@ -255,17 +248,7 @@ static int on_event(void *ctx, json_t *ev)
     }
     atomic_fetch_add(&w->events, 1);
     w->stream_events++;
-    if (!strcmp(type, "DELETED")) {
-        const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
-        if (name && mk_kstore_delete(w->store, name)) {
-            snprintf(w->stream_err, sizeof w->stream_err, "out of memory");
-            w->next = BACKOFF_RELIST;
-            return -1;
-        }
-        return 0;
-    }
-    mk_nv_node n;
-    if (mk_knode_from_json(obj, &n, err, sizeof err) || mk_kstore_put(w->store, &n)) {
+    if (w->sink.event(w->sink.ctx, type, obj, err, sizeof err)) {
         snprintf(w->stream_err, sizeof w->stream_err, "%s event: %s", type, err);
         w->next = BACKOFF_RELIST;
         return -1;
@@ -287,19 +270,24 @@ static int on_watch_data(void *ctx, const char *data, size_t len)
 
 /* One WATCH stream, from w->rv until it ends. Sets w->next. Returns 0,
  * MK_KHTTP_FAIL (err) or MK_KHTTP_STOPPED. */
-static int watch_nodes(mk_kwatch *w, char *err, size_t errlen)
+static int watch_once(mk_kwatch *w, char *err, size_t errlen)
 {
     char *path = NULL;
     long status = 0;
+    /* With jitter, as client-go's reflector: watchers started together
+     * (a DaemonSet rolled out) do not all come back at the same second. */
+    int timeout_s = w->watch_timeout_s;
+    if (w->jitter)
+        timeout_s += (int)(((unsigned long long)mk_kmono_ms() * 2654435761u) % (unsigned)(timeout_s + 1));
     if (asprintf(&path, "%s%swatch=true&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%d",
                  w->list_path, strchr(w->list_path, '?') ? "&" : "?", w->rv ? w->rv : "",
-                 w->watch_timeout_s) < 0) {
+                 timeout_s) < 0) {
         snprintf(err, errlen, "out of memory");
         return MK_KHTTP_FAIL;
     }
     /* The server ends the stream after timeoutSeconds; our own limit, a bit
      * later, catches a connection that died silently. */
-    mk_kget req = { .path = path, .watch = 1, .timeout_s = w->watch_timeout_s + 30,
+    mk_kget req = { .path = path, .watch = 1, .timeout_s = timeout_s + 30,
                     .sink = on_watch_data, .ctx = w };
     long long started = mk_kmono_ms();
     w->next = WATCH;
@@ -336,17 +324,17 @@ static void *watch_thread(void *arg)
     for (;;) {
         int rc;
         if (w->next == WATCH) {
-            rc = watch_nodes(w, err, sizeof err);
+            rc = watch_once(w, err, sizeof err);
         } else {
             atomic_fetch_add(&w->relists, 1);
-            rc = list_nodes(w, 0, err, sizeof err);
+            rc = list_all(w, 0, err, sizeof err);
             if (rc == 0)
                 w->next = WATCH;
         }
         if (rc == MK_KHTTP_STOPPED)
             break;
         if (rc) {
-            mk_kstore_fail(w->store, err);
+            w->sink.fail(w->sink.ctx, err);
             break;
         }
     }
@@ -355,26 +343,7 @@ static void *watch_thread(void *arg)
 
 /* --- the handle ----------------------------------------------------------------------- */
 
-/* /api/v1/nodes with the selectors, URL-encoded. */
-static char *build_list_path(const mk_kwatch_opts *o)
-{
-    char *field = NULL, *fe = NULL, *le = NULL, *path = NULL;
-    if (o->node && asprintf(&field, "metadata.name=%s", o->node) < 0)
-        field = NULL;
-    fe = field ? curl_easy_escape(NULL, field, 0) : NULL;
-    le = o->selector ? curl_easy_escape(NULL, o->selector, 0) : NULL;
-    if ((!o->node || fe) && (!o->selector || le) &&
-        asprintf(&path, "/api/v1/nodes%s%s%s%s%s%s", fe || le ? "?" : "",
-                 fe ? "fieldSelector=" : "", fe ? fe : "", fe && le ? "&" : "",
-                 le ? "labelSelector=" : "", le ? le : "") < 0)
-        path = NULL;
-    free(field);
-    curl_free(fe);
-    curl_free(le);
-    return path;
-}
-
-mk_kwatch *mk_kwatch_start(mk_khttp *h, mk_kstore *store, const mk_klog *log,
+mk_kwatch *mk_kwatch_start(mk_khttp *h, const mk_kwatch_sink *sink, const mk_klog *log,
                            const mk_kwatch_opts *o, char *err, size_t errlen)
 {
     mk_kwatch *w = calloc(1, sizeof *w);
@@ -384,18 +353,20 @@ mk_kwatch *mk_kwatch_start(mk_khttp *h, mk_kstore *store, const mk_klog *log,
         return NULL;
     }
     w->http = h;
-    w->store = store;
+    w->sink = *sink;
     w->log = *log;
+    w->what = o->what;
     w->watch_timeout_s = o->watch_timeout_s;
+    w->jitter = o->jitter;
     atomic_init(&w->relists, 0);
     atomic_init(&w->events, 0);
     atomic_init(&w->bookmarks, 0);
-    if (!(w->list_path = build_list_path(o))) {
+    if (!(w->list_path = strdup(o->path))) {
         snprintf(err, errlen, "out of memory");
         mk_kwatch_free(w);
         return NULL;
     }
-    if (list_nodes(w, o->first_deadline_ms, err, errlen)) {
+    if (list_all(w, o->first_deadline_ms, err, errlen)) {
         mk_kwatch_free(w);
         return NULL;
     }
