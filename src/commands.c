@@ -17,6 +17,7 @@ const mk_cmd mk_commands[] = {
     CMD("stats", stats),
     CMD("metrics", metrics),
     CMD("inject", inject),
+    CMD("agent", agent),
     CMD("doctor", doctor),
     CMD("lib-path", lib_path),
     CMD("extract-lib", extract_lib),

@@ -418,6 +418,16 @@ void mk_state_mark_healthy(mk_state *st, unsigned dev)
     mk_state_wake(st);
 }
 
+void mk_state_hold(mk_state *st, unsigned dev, mk_fault_mode mode)
+{
+    if (mode == MK_FAULT_NONE) {
+        mk_state_mark_healthy(st, dev);
+        return;
+    }
+    atomic_store(&st->dev[dev].health, (uint32_t)mode);
+    mk_state_wake(st);
+}
+
 void mk_state_pin(mk_state *st, unsigned dev, mk_metric m, int64_t v)
 {
     mk_state_dev *sd = &st->dev[dev];

@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "util/util.h"
 #include "suite/suite.h"
+#include "fault/agent.h"
 #include "kube/kube.h"
 #include "kubelet/kubelet.h"
 #include "metrics/metrics.h"
@@ -74,7 +75,9 @@ const char cmd_run_help[] =
     "      --restart-limit N      plugin crashes restarted before giving up (default 5)\n"
     "      --keep                 keep the run directory (live state, plugin log)\n"
     "      --hold                 after the suites, keep the plugin running until\n"
-    "                             SIGINT or SIGTERM (a DaemonSet's virtual GPUs)\n"
+    "                             SIGINT or SIGTERM (a DaemonSet's virtual GPUs); in\n"
+    "                             cluster mode it also applies the cluster's GPUFault\n"
+    "                             objects that select the node (see mokka agent)\n"
     "  -v, --verbose              show the plugin's output as it comes\n"
     "  -q, --quiet                only the summary and errors\n"
     "      --color WHEN           auto, always or never\n"
@@ -771,18 +774,53 @@ static int finish(run *r, int rc)
     return rc;
 }
 
+static void agent_log(void *ctx, int warning, const char *msg)
+{
+    (void)ctx;
+    if (warning)
+        mk_err("run", "warning: %s", msg);
+    else
+        mk_info("run", "%s", msg);
+}
+
+/* In cluster mode the held node also applies the cluster's GPUFaults to
+ * the plugin's live state. Without them (no CRD, no access) the plugin
+ * still serves: said once, as a warning. */
+static mk_fagent *start_agent(run *r)
+{
+    char path[4200], err[2048];
+    snprintf(path, sizeof path, "%s/state", r->run_dir);
+    mk_fagent_opts fo = { .kubeconfig = r->o.kubeconfig, .context = r->o.context,
+                          .node = r->u->node, .state_path = path, .mode = "run",
+                          .verbose = r->o.verbose, .log = agent_log };
+    mk_fagent *a = mk_fagent_start(&fo, err, sizeof err);
+    if (!a)
+        mk_err("run", "warning: GPUFaults will not be applied to this node: %s", err);
+    else
+        mk_info("run", "applying the cluster's GPUFaults that select node %s", r->u->node);
+    return a;
+}
+
 /* --hold: the suites are done; the plugin serves the node until a signal. */
 static void hold(run *r)
 {
+    char err[2048];
     mk_info("run", "suites done; holding the plugin until SIGINT or SIGTERM");
+    mk_fagent *agent = r->o.cluster ? start_agent(r) : NULL;
     while (!mk_cancel) {
         if (mk_super_status(r->super, NULL, NULL, NULL, 0) == MK_SUPER_FAILED) {
             mk_err("run", "the plugin failed while held");
             mk_report_error(&r->rep, "mokka-run", "plugin keeps running", "the plugin failed while held");
-            return;
+            break;
+        }
+        if (agent && mk_fagent_failed(agent, err, sizeof err)) {
+            mk_err("run", "warning: GPUFaults are no longer applied to this node: %s", err);
+            mk_fagent_stop(agent);
+            agent = NULL;
         }
         usleep(200000);
     }
+    mk_fagent_stop(agent);
     mk_cancel = 0; /* a requested end, not an interruption of the suites */
 }
 

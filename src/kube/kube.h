@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 #include "nodeview/nodeview.h"
+#include "kube_obj.h"
+#include "kube_watch.h"
 
 typedef struct mk_kube mk_kube;
 
@@ -71,5 +73,35 @@ void mk_kube_describe(const mk_kube *k, char *buf, size_t len);
 
 /* Stop watching (at once, also mid-request) and free everything. */
 void mk_kube_close(mk_kube *k);
+
+/* --- any object: a client for requests and watches (kube_client.c) ----------------
+ *
+ *     mk_kclient *c = mk_kclient_open(&o, err, sizeof err);   // o.node, o.selector unused
+ *     mk_kobj_req r = { .method = "POST", .path = "/apis/g/v/things", .body = obj };
+ *     mk_kobj_request(mk_kclient_http(c), &r, &status, &answer, reason, sizeof reason, err, sizeof err);
+ *     mk_kwatch *w = mk_kclient_watch(c, &wo, &sink, err, sizeof err);   // its own connection
+ *     ...
+ *     mk_kwatch_free(w);
+ *     mk_kclient_close(c);
+ */
+typedef struct mk_kclient mk_kclient;
+
+/* Loads the cluster's access (as mk_kube_open does) and opens the client's
+ * own connection. NULL with err. */
+mk_kclient *mk_kclient_open(const mk_kube_opts *o, char *err, size_t errlen);
+/* The client's connection, for requests from one thread at a time. */
+mk_khttp *mk_kclient_http(mk_kclient *c);
+/* A list+watch on a connection of its own (its first LIST in this thread,
+ * until o->first_deadline_ms). NULL with err. Free it before the client. */
+mk_kwatch *mk_kclient_watch(mk_kclient *c, const mk_kwatch_opts *o, const mk_kwatch_sink *sink,
+                            char *err, size_t errlen);
+/* A connection of its own for another thread (mk_khttp_free it). */
+mk_khttp *mk_kclient_connect(mk_kclient *c, char *err, size_t errlen);
+void mk_kclient_describe(const mk_kclient *c, char *buf, size_t len);
+void mk_kclient_close(mk_kclient *c);
+
+/* "/api/v1/nodes[?fieldSelector=metadata.name%3DNODE][&labelSelector=...]",
+ * malloc'd (NULL when out of memory); node and selector may be NULL. */
+char *mk_knodes_path(const char *node, const char *selector);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
+#include "kube.h"
 #include "kube_node.h"
 #include "kube_nodesink.h"
 

@@ -13,8 +13,4 @@ typedef struct mk_knodesink mk_knodesink;
 mk_knodesink *mk_knodesink_new(mk_kstore *store, mk_kwatch_sink *out);
 void mk_knodesink_free(mk_knodesink *s);
 
-/* "/api/v1/nodes[?fieldSelector=metadata.name%3DNODE][&labelSelector=...]",
- * malloc'd (NULL when out of memory); node and selector may be NULL. */
-char *mk_knodes_path(const char *node, const char *selector);
-
 #endif

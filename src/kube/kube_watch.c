@@ -386,6 +386,7 @@ void mk_kwatch_counts_get(mk_kwatch *w, mk_kwatch_counts *out)
     out->relists = atomic_load(&w->relists);
     out->events = atomic_load(&w->events);
     out->bookmarks = atomic_load(&w->bookmarks);
+    mk_khttp_counts_get(w->http, &out->http);
 }
 
 void mk_kwatch_free(mk_kwatch *w)

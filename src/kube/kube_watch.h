@@ -42,6 +42,7 @@ typedef struct mk_kwatch_opts {
 
 typedef struct mk_kwatch_counts {
     unsigned long relists, events, bookmarks;
+    mk_khttp_counts http;       /* of its connection */
 } mk_kwatch_counts;
 
 /* Lists into the sink, then starts the thread. `h` is the watch's from then

@@ -233,6 +233,12 @@ kube() {
     fi
 }
 
+# Cluster-wide faults: a fleet of agents against the stand-in API server.
+faults() {
+    MOKKA_SRC="$top" python3 "$here/fault_bench.py" --agents "${MOKKA_BENCH_AGENTS:-200}" 2> "$tmp/faults.err" ||
+        { echo "FAILED: fault_bench.py"; sed 's/^/    /' "$tmp/faults.err"; echo faults >> "$tmp/failed"; }
+}
+
 # NVIDIA's Go mock NVML, for scale, measured by the same programs.
 gomock() {
     so=${MOKKA_BENCH_GOMOCK:-}
@@ -268,6 +274,7 @@ measure() {
     mokka_run
     smi
     kube
+    faults
     gomock
 }
 

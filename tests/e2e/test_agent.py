@@ -1,0 +1,180 @@
+"""test_agent.py - `mokka agent` against the stand-in API server: GPUFault
+objects that select a node (by name or label) reach its live state within
+moments, deleting or expiring one clears it, faults on one GPU combine and
+clear one at a time, a node that gains a label gets the faults that now
+select it, an agent restarted on its state neither repeats nor forgets,
+bad objects are reported Rejected with the reason (the agent lives on),
+and each node's GPUFaultReport says what its agent did."""
+import json
+import os
+import subprocess
+import time
+import unittest
+
+from agentfleet import CRD_FILE, GROUP, Fleet
+from cli_support import MOKKA
+from kubetest import KubeTestCase
+
+
+def fault(name, gpus, f, nodes=None, duration=None):
+    spec = {"nodes": nodes or {}, "gpus": gpus, "fault": f}
+    if duration:
+        spec["duration"] = duration
+    return {"apiVersion": GROUP, "kind": "GPUFault", "metadata": {"name": name}, "spec": spec}
+
+
+class AgentTest(KubeTestCase):
+
+    def setUp(self):
+        super().setUp()
+        if not os.access(MOKKA, os.X_OK):
+            self.skipTest(f"{MOKKA} not built")
+        self.server(nodes=())
+        self.srv.install_crds_file(CRD_FILE)
+        self.srv.add_node("gpu-a", labels={"pool": "canary"})
+        self.srv.add_node("gpu-b", labels={"pool": "main"})
+        self.fleet = Fleet(self.srv, self.kubeconfig(), self.dir, ["gpu-a", "gpu-b"])
+        self.addCleanup(self.fleet.stop)
+
+    def gpus(self, node):
+        return self.fleet.health(node)["gpus"]
+
+    def create(self, obj, validate=True):
+        if validate:
+            return self.srv.create_object("gpufaults", obj)
+        return self.srv.put_object("gpufaults", obj, validate=False)
+
+    def applied(self, obj, nodes, phases=("Applied",)):
+        return self.fleet.wait_phase(obj["metadata"]["uid"], nodes, set(phases), timeout=20)
+
+    def test_label_selected_xid_applies_and_clears(self):
+        self.fleet.start()
+        f = self.create(fault("canary-xid", [3], {"xid": 79}, {"selector": {"matchLabels": {"pool": "canary"}}}))
+        self.applied(f, ["gpu-a"])
+        g = self.gpus("gpu-a")[3]
+        self.assertEqual((g["health"], g["xidCount"], g["lastXid"]), ("xid 79", 1, 79))
+        self.assertEqual([x["health"] for x in self.gpus("gpu-b")], ["healthy"] * 8)
+        self.assertIsNone(self.fleet.phase("gpu-b", f["metadata"]["uid"]))
+        e = self.fleet.phase("gpu-a", f["metadata"]["uid"])
+        self.assertEqual((e["name"], e["resourceVersion"], e["gpus"]),
+                         ("canary-xid", f["metadata"]["resourceVersion"], [3]))
+        self.assertIn("applied GPUFault canary-xid (xid 79) to GPU 3 at resourceVersion",
+                      self.fleet.log("gpu-a"))
+        self.srv.delete_object("gpufaults", "canary-xid")
+        self.applied(f, ["gpu-a"], ("Cleared",))
+        self.assertEqual(self.gpus("gpu-a")[3]["health"], "healthy")
+        self.assertEqual(self.gpus("gpu-a")[3]["xidCount"], 1)
+
+    def test_two_faults_on_one_gpu_clear_one_at_a_time(self):
+        self.fleet.start()
+        x = self.create(fault("x", [1], {"xid": 31}, {"names": ["gpu-b"]}))
+        lost = self.create(fault("l", [1, 2], {"lost": True}, {"names": ["gpu-b"]}))
+        self.applied(x, ["gpu-b"])
+        self.applied(lost, ["gpu-b"])
+        self.assertEqual([g["health"] for g in self.gpus("gpu-b")[1:3]], ["lost", "lost"])
+        self.srv.delete_object("gpufaults", "l")
+        self.applied(lost, ["gpu-b"], ("Cleared",))
+        g = self.gpus("gpu-b")
+        self.assertEqual((g[1]["health"], g[2]["health"]), ("xid 79", "healthy"))
+        self.srv.delete_object("gpufaults", "x")
+        self.applied(x, ["gpu-b"], ("Cleared",))
+        self.assertEqual(self.gpus("gpu-b")[1]["health"], "healthy")
+
+    def test_every_gpu_of_every_node_and_expiry(self):
+        self.fleet.start()
+        f = self.create(fault("all", ["all"], {"ecc": "double"}, duration="2s"))
+        self.applied(f, ["gpu-a", "gpu-b"])
+        self.assertEqual({g["health"] for g in self.gpus("gpu-a")}, {"ecc"})
+        self.applied(f, ["gpu-a", "gpu-b"], ("Expired",))
+        self.assertEqual({g["health"] for g in self.gpus("gpu-b")}, {"healthy"})
+        self.assertIn("it expired", self.fleet.log("gpu-a"))
+
+    def test_pins_newest_wins(self):
+        self.fleet.start()
+        a = self.create(fault("hot", [0], {"set": {"temperature": "85"}}, {"names": ["gpu-a"]}))
+        self.applied(a, ["gpu-a"])
+        time.sleep(1.1)          # creationTimestamp has whole seconds
+        b = self.create(fault("hotter", [0], {"set": {"temperature": "95", "power": "300W"}},
+                              {"names": ["gpu-a"]}))
+        self.applied(b, ["gpu-a"])
+        m = self.gpus("gpu-a")[0]["metrics"]
+        self.assertEqual((m["temperature"]["value"], m["power"]["value"]), (95, 300000))
+        self.srv.delete_object("gpufaults", "hotter")
+        self.applied(b, ["gpu-a"], ("Cleared",))
+        m = self.gpus("gpu-a")[0]["metrics"]
+        self.assertEqual(m["temperature"]["value"], 85)
+        self.assertFalse(m["power"].get("pinned"))
+
+    def test_node_that_gains_the_label_gets_the_fault(self):
+        self.fleet.start()
+        f = self.create(fault("c", [0], {"xid": 43}, {"selector": {"matchLabels": {"pool": "canary"}}}))
+        self.applied(f, ["gpu-a"])
+        self.srv.set_label("gpu-b", "pool", "canary")
+        self.applied(f, ["gpu-b"])
+        self.srv.set_label("gpu-a", "pool", "main")
+        self.applied(f, ["gpu-a"], ("Cleared",))
+        self.assertIn("it no longer selects this node", self.fleet.log("gpu-a"))
+
+    def test_restarted_agent_neither_repeats_nor_forgets(self):
+        self.fleet.start()
+        keep = self.create(fault("keep", [2], {"xid": 79}, {"names": ["gpu-a"]}))
+        gone = self.create(fault("gone", [4], {"lost": True}, {"names": ["gpu-a"]}))
+        self.applied(keep, ["gpu-a"])
+        self.applied(gone, ["gpu-a"])
+        # The state outlives the agent: something else stays attached to it.
+        holder = subprocess.Popen([MOKKA, "exec", "--state-dir", self.fleet.state_dir("gpu-a"), "--",
+                                   "sleep", "60"], env=self.fleet.env)
+        self.addCleanup(holder.kill)
+        self.assertEqual(self.fleet.stop(), {"gpu-a": 0, "gpu-b": 0})
+        self.assertFalse(self.fleet.report("gpu-a")["status"]["agent"]["running"])
+        self.srv.delete_object("gpufaults", "gone")
+        self.fleet.start_one("gpu-a")
+        self.applied(gone, ["gpu-a"], ("Cleared",))
+        self.fleet.wait_reports(["gpu-a"], 20)
+        g = self.gpus("gpu-a")
+        self.assertEqual((g[2]["health"], g[2]["xidCount"]), ("xid 79", 1))
+        self.assertEqual(g[4]["health"], "healthy")
+
+    def test_bad_objects_are_rejected_with_the_reason(self):
+        self.fleet.start()
+        cases = {
+            "range": (fault("range", [9], {"xid": 79}), "gpu 9 is out of range: this node has GPUs 0-7"),
+            "kind": (fault("kind", [0], {"melt": True}), "spec.fault"),
+            "sel": (fault("sel", [0], {"xid": 79}, {"selector": {"matchExpressions": [
+                {"key": "pool", "operator": "Equals", "values": ["a"]}]}}), "operator"),
+            "uuid": (fault("uuid", ["GPU-00000000-0000-0000-0000-000000000000"], {"xid": 79}),
+                     "is not a GPU of this node"),
+        }
+        made = {n: self.create(obj, validate=False) for n, (obj, _) in cases.items()}
+        for n, (_, why) in cases.items():
+            self.applied(made[n], ["gpu-a", "gpu-b"], ("Rejected",))
+            self.assertIn(why, self.fleet.phase("gpu-a", made[n]["metadata"]["uid"])["reason"], n)
+        self.assertEqual({g["health"] for g in self.gpus("gpu-a")}, {"healthy"})
+        good = self.create(fault("good", [0], {"xid": 13}))
+        self.applied(good, ["gpu-a", "gpu-b"])
+
+    def test_node_not_in_api_server_and_no_crd(self):
+        fleet = Fleet(self.srv, self.kubeconfig(), self.dir, ["ghost"])
+        self.addCleanup(fleet.stop)
+        fleet.start()
+        self.assertIn("node ghost is not in the API server", fleet.log("ghost"))
+        f = self.create(fault("named", [0], {"xid": 79}, {"names": ["ghost"]}))
+        fleet.wait_phase(f["metadata"]["uid"], ["ghost"], {"Applied"}, timeout=20)
+        self.srv.stop()
+        self.server(nodes=("gpu-a",))          # a cluster without the CRD
+        p = subprocess.run([MOKKA, "agent", "--kubeconfig", self.kubeconfig(name="kc2"), "--node", "gpu-a"],
+                           capture_output=True, text=True, env=self.fleet.env, timeout=60)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIn("install their definition with kubectl apply -f ci/deploy/gpufault-crd.yaml", p.stderr)
+
+    def test_help_and_usage(self):
+        p = subprocess.run([MOKKA, "agent", "--help"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("Usage: mokka agent [OPTIONS]", p.stdout)
+        p = subprocess.run([MOKKA, "agent", "extra"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("unexpected argument 'extra'", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
