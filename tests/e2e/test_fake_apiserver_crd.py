@@ -518,6 +518,8 @@ class RunAlone(unittest.TestCase):
         self.assertEqual(call("install_crds_file", path=os.path.join(d, "crds.yaml"))[1]["result"][0],
                          "gpufaults.mokka.io")
         self.assertNotIn("create:gpufaults", call("stats")[1]["result"])   # the calls above were not requests
+        self.assertEqual(call("requests", verb="create")[1]["result"], [])
+        self.assertEqual(call("active_watches_of", resource="gpufaults")[1]["result"], 0)
 
 
 if __name__ == "__main__":

@@ -534,7 +534,7 @@ class FakeAPIServer:
                "set_condition", "add_taint", "set_all_allocatable", "end_watches", "gone_event",
                "bookmark", "fail_next", "compact", "set_tokens", "stats", "misbehave",
                "install_crd", "install_crds_file", "put_object", "create_object", "delete_object",
-               "get_object", "objects"}
+               "get_object", "objects", "requests", "active_watches_of"}
 
     def __init__(self, certs, tokens=(), basic=(), client_certs=True, require_client_cert=False,
                  history_limit=10000):
