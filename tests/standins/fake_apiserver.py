@@ -397,13 +397,16 @@ def _invalid(kind, name, errs):
                     {"name": name, "group": group, "kind": kind_name, "causes": causes})
 
 
+_ABSENT = object()
+
+
 def _at(obj, path):
-    """The value at path in obj, or a marker for none."""
+    """The value at path in obj, or _ABSENT."""
     for p in path:
         try:
             obj = obj[p]
         except (KeyError, IndexError, TypeError):
-            return _at
+            return _ABSENT
     return obj
 
 
