@@ -52,16 +52,16 @@ int mk_freport_write(mk_khttp *h, const char *node, json_t *report, long long de
     char path[512], reason[64];
     long status = 0;
     snprintf(path, sizeof path, "%s/%s", MK_GFR_PATH, node);
-    mk_kobj_req put = { .method = "PUT", .path = path, .body = report, .deadline_ms = deadline_ms };
-    int rc = mk_kobj_request(h, &put, &status, NULL, reason, sizeof reason, err, errlen);
+    mk_kobj_req patch = { .method = "PATCH", .path = path, .body = report, .deadline_ms = deadline_ms };
+    int rc = mk_kobj_request(h, &patch, &status, NULL, reason, sizeof reason, err, errlen);
     if (rc == 0 && status == 404) {
         /* The first report of this node (or the collection is missing:
          * the create says which). */
         mk_kobj_req post = { .method = "POST", .path = MK_GFR_PATH, .body = report,
                              .deadline_ms = deadline_ms };
         rc = mk_kobj_request(h, &post, &status, NULL, reason, sizeof reason, err, errlen);
-        if (rc == 0 && status == 409)   /* made meanwhile (a retried create): replace it */
-            rc = mk_kobj_request(h, &put, &status, NULL, reason, sizeof reason, err, errlen);
+        if (rc == 0 && status == 409)   /* made meanwhile (a retried create): patch it */
+            rc = mk_kobj_request(h, &patch, &status, NULL, reason, sizeof reason, err, errlen);
     }
     if (rc == 0 && (status < 200 || status >= 300))
         rc = -1;                        /* err has the API server's message */
