@@ -1,9 +1,7 @@
-/* kube_obj.c - single requests on objects of any kind (kube_obj.h), and
- * the RFC 3339 times their metadata carries. */
+/* kube_obj.c - single requests on objects of any kind (kube_obj.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "util/util.h"
 #include "kube_obj.h"
 
@@ -66,46 +64,3 @@ static const char *meta(const json_t *obj, const char *key)
 const char *mk_kobj_name(const json_t *obj) { return meta(obj, "name"); }
 const char *mk_kobj_uid(const json_t *obj) { return meta(obj, "uid"); }
 const char *mk_kobj_rv(const json_t *obj) { return meta(obj, "resourceVersion"); }
-
-long long mk_ktime_parse(const char *s)
-{
-    struct tm tm = { 0 };
-    const char *p = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
-    long long frac_ms = 0, scale = 100, off_s = 0;
-    if (!p)
-        return -1;
-    if (*p == '.') {
-        if (p[1] < '0' || p[1] > '9')
-            return -1;
-        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-            frac_ms += (*p - '0') * scale;
-    }
-    if (*p == 'Z' || *p == 'z') {
-        p++;
-    } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
-        int hh = atoi(p + 1), mm = atoi(p + 4);
-        off_s = (*p == '-' ? -1 : 1) * (hh * 3600LL + mm * 60LL);
-        p += 6;
-    } else {
-        return -1;
-    }
-    if (*p)
-        return -1;
-    time_t t = timegm(&tm);
-    if (t == (time_t)-1)
-        return -1;
-    return ((long long)t - off_s) * 1000 + frac_ms;
-}
-
-void mk_ktime_format(long long ms, int fraction, char *buf, size_t len)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    char base[32];
-    gmtime_r(&t, &tm);
-    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (fraction)
-        snprintf(buf, len, "%s.%03lldZ", base, ms % 1000);
-    else
-        snprintf(buf, len, "%sZ", base);
-}

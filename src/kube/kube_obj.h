@@ -33,11 +33,4 @@ const char *mk_kobj_name(const json_t *obj);
 const char *mk_kobj_uid(const json_t *obj);
 const char *mk_kobj_rv(const json_t *obj);
 
-/* RFC 3339 times as the API server writes them: "2026-12-02T03:04:05Z",
- * with or without fractional seconds or an offset. ms since the Unix
- * epoch, or -1 when s is not such a time. */
-long long mk_ktime_parse(const char *s);
-/* "2026-12-02T03:04:05.123Z" (fraction 1) or "...:05Z" (0), UTC. */
-void mk_ktime_format(long long ms, int fraction, char *buf, size_t len);
-
 #endif
