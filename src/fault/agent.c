@@ -433,8 +433,9 @@ mk_fagent *mk_fagent_start(const mk_fagent_opts *o, char *err, size_t errlen)
         say(a, 1, "node %s is not in the API server: until it is, only GPUFaults that name it or "
             "select every node apply here", a->node);
     /* The first pass here, so that the report exists (the agent is seen)
-     * before the caller goes on. */
+     * before the caller goes on: written even when it lists nothing. */
     snapshot s;
+    a->report_due = 1;
     pthread_mutex_lock(&a->mu);
     a->seen = a->version;
     snapshot_take(a, &s);

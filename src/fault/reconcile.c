@@ -176,13 +176,13 @@ static int save_journal(mk_frec *r, char *err, size_t errlen)
     snprintf(tmp, sizeof tmp, "%s.tmp", r->journal);
     int rc = doc && json_dump_file(doc, tmp, JSON_INDENT(1)) == 0 && rename(tmp, r->journal) == 0 ? 0 : -1;
     if (rc)
-        snprintf(err, errlen, "cannot write %s: %s", r->journal, strerror(errno));
+        snprintf(err, errlen, "cannot write %.400s: %s", r->journal, strerror(errno));
     json_decref(doc);
     return rc;
 }
 
 /* An entry of the journal; 0, or -1 when it is not one of ours. */
-static int applied_from_json(const mk_frec *r, const json_t *j, applied *a)
+static int applied_from_json(const mk_frec *r, json_t *j, applied *a)
 {
     json_int_t gen = 0, created = 0;
     int kind = -1, xid = 0;
@@ -373,9 +373,33 @@ typedef struct touched {
     uint32_t *pins;            /* [ndev]: metrics to settle */
 } touched;
 
-static void forget(mk_frec *r, size_t i, touched *t, const char *why)
+static int push_hist(mk_frec *r, mk_fr_entry *e);
+static const mk_fr_entry *find_entry(const mk_fr_entry *e, size_t n, const char *uid);
+
+/* A fault cleared that the report did not list (an agent restarted on the
+ * state clears what was deleted meanwhile) still goes into its history. */
+static int remember_cleared(mk_frec *r, const applied *a, long long now)
+{
+    if (find_entry(r->cur, r->ncur, a->uid))
+        return 0;                   /* settle_entries moves it */
+    mk_fr_entry e = { .name = dup0(a->name), .uid = dup0(a->uid), .rv = dup0(a->rv),
+                      .phase = MK_FR_CLEARED, .gpus = calloc(r->ndev + 1, sizeof *e.gpus),
+                      .time_ms = now };
+    for (unsigned g = 0; e.gpus && g < r->ndev; g++)
+        if (a->hit[g])
+            e.gpus[e.ngpus++] = g;
+    if (!e.name || !e.uid || !e.rv || !e.gpus || push_hist(r, &e)) {
+        entry_free(&e);
+        return -1;
+    }
+    r->changed = 1;
+    return 0;
+}
+
+static void forget(mk_frec *r, size_t i, touched *t, long long now, const char *why)
 {
     applied *a = &r->ap[i];
+    remember_cleared(r, a, now);
     char what[256], gpus[256];
     describe_applied(a, what, sizeof what);
     gpu_list(a->hit, r->ndev, gpus, sizeof gpus);
@@ -471,6 +495,21 @@ static const mk_fr_entry *find_entry(const mk_fr_entry *e, size_t n, const char 
     return NULL;
 }
 
+/* Takes *e as the newest history entry; the oldest goes past MK_FR_HISTORY. */
+static int push_hist(mk_frec *r, mk_fr_entry *e)
+{
+    if (r->nhist == MK_FR_HISTORY)
+        entry_free(&r->hist[--r->nhist]);
+    mk_fr_entry *grown = realloc(r->hist, (r->nhist + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    r->hist = grown;
+    memmove(r->hist + 1, r->hist, r->nhist * sizeof *r->hist);
+    r->hist[0] = *e;
+    r->nhist++;
+    return 0;
+}
+
 /* The new entries replace the old: an entry that did not change keeps its
  * time; one whose fault left becomes history (Applied -> Cleared, Expired
  * stays Expired; a rejection is simply gone). */
@@ -488,20 +527,13 @@ static int settle_entries(mk_frec *r, mk_fr_entry *fresh, size_t nfresh, long lo
         mk_fr_entry *old = &r->cur[i];
         if (find_entry(fresh, nfresh, old->uid) || old->phase == MK_FR_REJECTED)
             continue;
-        if (r->nhist == MK_FR_HISTORY)
-            entry_free(&r->hist[--r->nhist]);
-        mk_fr_entry *grown = realloc(r->hist, (r->nhist + 1) * sizeof *grown);
-        if (!grown)
-            return -1;
-        r->hist = grown;
-        memmove(r->hist + 1, r->hist, r->nhist * sizeof *r->hist);
-        r->hist[0] = *old;
         if (old->phase == MK_FR_APPLIED) {
-            r->hist[0].phase = MK_FR_CLEARED;
-            r->hist[0].time_ms = now;
+            old->phase = MK_FR_CLEARED;
+            old->time_ms = now;
         }
+        if (push_hist(r, old))
+            return -1;
         *old = (mk_fr_entry){ 0 };
-        r->nhist++;
         changed = 1;
     }
     /* A fault that is back (selected again) is no longer history. */
@@ -580,7 +612,7 @@ int mk_frec_run(mk_frec *r, const mk_gfault *faults, size_t n, const char *node,
             continue;
         }
         const mk_gfault *f = find_fault(faults, n, a->uid);
-        forget(r, i, &t, !f ? "the GPUFault was deleted"
+        forget(r, i, &t, now_ms, !f ? "the GPUFault was deleted"
                          : x ? "its spec changed; applying it anew"
                          : f->expires_ms && now_ms >= f->expires_ms ? "it expired"
                          : f->invalid[0] ? "it is no longer valid"

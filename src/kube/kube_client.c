@@ -26,6 +26,10 @@ mk_kclient *mk_kclient_open(const mk_kube_opts *o, char *err, size_t errlen)
         mk_kclient_close(c);
         return NULL;
     }
+    if (c->target.insecure)
+        mk_klogf(&c->log, 1, "%s: cluster '%s' sets insecure-skip-tls-verify: the API server's "
+                 "certificate is not verified", c->target.source,
+                 c->target.cluster ? c->target.cluster : "");
     if (o->verbose) {
         char who[2048];
         mk_khttp_describe(c->http, who, sizeof who);

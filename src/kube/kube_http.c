@@ -199,9 +199,6 @@ mk_khttp *mk_khttp_new(const mk_ktarget *t, const mk_klog *log, char *err, size_
         mk_khttp_free(h);
         return NULL;
     }
-    if (t->insecure)
-        mk_klogf(log, 1, "%s: cluster '%s' sets insecure-skip-tls-verify: the API server's "
-                 "certificate is not verified", t->source, t->cluster ? t->cluster : "");
     return h;
 }
 

@@ -48,7 +48,8 @@ typedef struct mk_khttp_counts {
     unsigned long lists, watches, writes, retries, credential_loads;
 } mk_khttp_counts;
 
-/* `t` must outlive the client. Warns (once) when TLS is not verified. */
+/* `t` must outlive the client. (Its owner warns when TLS is not verified:
+ * once for all its connections.) */
 mk_khttp *mk_khttp_new(const mk_ktarget *t, const mk_klog *log, char *err, size_t errlen);
 void mk_khttp_free(mk_khttp *h);
 

@@ -34,7 +34,11 @@ class AgentTest(KubeTestCase):
         self.srv.add_node("gpu-a", labels={"pool": "canary"})
         self.srv.add_node("gpu-b", labels={"pool": "main"})
         self.fleet = Fleet(self.srv, self.kubeconfig(), self.dir, ["gpu-a", "gpu-b"])
-        self.addCleanup(self.fleet.stop)
+
+    def tearDown(self):
+        if hasattr(self, "fleet"):
+            self.fleet.stop()      # before the server: their last reports reach it
+        super().tearDown()
 
     def gpus(self, node):
         return self.fleet.health(node)["gpus"]
