@@ -192,6 +192,10 @@ const char *mk_did_you_mean(const char *word, const char *const *cands)
     size_t limit = strlen(word) / 3;
     if (limit < 2)
         limit = 2;
+    /* Beyond 64 characters every distance reads 64, which a long word's
+     * limit would take for a match. */
+    if (strlen(word) > 64)
+        return NULL;
     for (size_t i = 0; cands[i]; i++) {
         size_t dist = edit_distance(word, cands[i]);
         if (dist < bestd) {

@@ -17,6 +17,10 @@
 
 #include <stddef.h>
 #include "nodeview/nodeview.h"
+/* Label selectors, for whoever picks nodes (GPU faults, --selector), and
+ * the API server's times. */
+#include "kube_selector.h"
+#include "kube_time.h"
 
 typedef struct mk_kube mk_kube;
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "kube_exec.h"
 #include "kube_scrub.h"
+#include "kube_time.h"
 
 extern char **environ;
 
@@ -286,29 +287,10 @@ void mk_kexec_cred_free(mk_kexec_cred *c)
 
 int mk_krfc3339(const char *s, time_t *out)
 {
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!p)
+    long long ms;
+    if (mk_ktime_ms(s, &ms))
         return -1;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++)
-            ;
-    long off = 0;
-    if (*p == 'Z' || *p == 'z') {
-        p++;
-    } else if ((*p == '+' || *p == '-') && p[1] && p[2] && p[3] == ':' && p[4] && p[5]) {
-        int h, m;
-        if (sscanf(p + 1, "%2d:%2d", &h, &m) != 2)
-            return -1;
-        off = (h * 60L + m) * 60 * (*p == '-' ? -1 : 1);
-        p += 6;
-    } else {
-        return -1;
-    }
-    if (*p)
-        return -1;
-    *out = timegm(&tm) - off;
+    *out = (time_t)(ms / 1000);
     return 0;
 }
 

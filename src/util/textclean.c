@@ -1,4 +1,5 @@
-/* textclean.c - UTF-8 validation, escape-sequence removal and flattening. */
+/* textclean.c - UTF-8 validation, escape-sequence removal, flattening, and
+ * snippets of untrusted text for error messages. */
 #include <stdint.h>
 #include <string.h>
 #include "util.h"
@@ -128,4 +129,18 @@ char *mk_text_line(const char *s, size_t max)
         memcpy(t + cut, "...", 4);
     }
     return t;
+}
+
+void mk_text_snip(const char *s, size_t max, char *buf, size_t len)
+{
+    size_t n = 0, i = 0;
+    if (!len)
+        return;
+    for (; s[i] && n + 1 < len && i < max; i++)
+        buf[n++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+    if (s[i] && n + 4 <= len) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = 0;
 }

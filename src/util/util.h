@@ -116,6 +116,10 @@ char *mk_text_clean(const char *s);
  * trimmed, and text over `max` bytes is cut on a character boundary with
  * "..." appended (max 0: no limit). */
 char *mk_text_line(const char *s, size_t max);
+/* A snippet of text from untrusted input for an error message, without
+ * allocating (parsers that must not abort on memory): printable ASCII,
+ * every other byte '?', at most `max` bytes of s and then "...". */
+void mk_text_snip(const char *s, size_t max, char *buf, size_t len);
 
 
 /* xalloc.c: allocation that cannot fail: the CLI's engines (suite, report)

@@ -1,6 +1,7 @@
 /* test_report_text.c - the text helpers the report writers stand on:
  * cleaning (escape sequences, control characters, invalid UTF-8), one-line
- * flattening with truncation, and durations both ways. */
+ * flattening with truncation, snippets for error messages, and durations
+ * both ways. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,21 @@ START_TEST(test_line)
 }
 END_TEST
 
+START_TEST(test_snip)
+{
+    char buf[16];
+    mk_text_snip("short", 8, buf, sizeof buf);
+    ck_assert_str_eq(buf, "short");
+    mk_text_snip("abcdefghij", 8, buf, sizeof buf);
+    ck_assert_str_eq(buf, "abcdefgh...");
+    mk_text_snip("tab\there caf\xc3\xa9\033", 20, buf, sizeof buf);
+    ck_assert_str_eq(buf, "tab?here caf???");
+    mk_text_snip("0123456789abcdefghij", 64, buf, sizeof buf);   /* the buffer cuts it */
+    ck_assert_str_eq(buf, "0123456789abcde");
+    mk_text_snip("x", 8, buf, 0);                                  /* nothing written */
+}
+END_TEST
+
 static const struct { const char *in; long long ms; } durations[] = {
     {"0", 0}, {"500ms", 500}, {"30s", 30000}, {"5m", 300000}, {"1h", 3600000},
     {"1m30s", 90000}, {"1h2m3s4ms", 3723004}, {"24h", 86400000},
@@ -102,6 +118,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("text");
     tcase_add_loop_test(tc, test_clean, 0, (int)(sizeof cleans / sizeof cleans[0]));
     tcase_add_test(tc, test_line);
+    tcase_add_test(tc, test_snip);
     tcase_add_test(tc, test_duration_parse);
     tcase_add_test(tc, test_duration_format);
     suite_add_tcase(s, tc);
