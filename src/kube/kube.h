@@ -21,6 +21,10 @@
  * the API server's times. */
 #include "kube_selector.h"
 #include "kube_time.h"
+/* Objects of any kind and list+watch of any collection, for the engines
+ * that keep their own resources (GPU faults). */
+#include "kube_obj.h"
+#include "kube_watch.h"
 
 typedef struct mk_kube mk_kube;
 
