@@ -81,7 +81,7 @@ int mk_gft_answered(const mk_gft *t)
     return t->counted > 0 && t->pending == 0;
 }
 
-size_t mk_gft_still_applied(const json_t *reports, const char *uid)
+size_t mk_gft_in_phase(const json_t *reports, const char *uid, mk_gft_phase phase)
 {
     const char *node;
     json_t *r;
@@ -89,7 +89,7 @@ size_t mk_gft_still_applied(const json_t *reports, const char *uid)
     json_object_foreach((json_t *)reports, node, r) {
         mk_gft_node one;
         mk_gft_read(r, node, uid, &one);
-        n += one.phase == MK_GFT_APPLIED;
+        n += one.running && one.phase == phase;
     }
     return n;
 }

@@ -40,9 +40,9 @@ void mk_gft_count(const char *const *names, size_t n, const json_t *reports, con
 /* 1 when every node that runs an agent answered (and at least one does). */
 int mk_gft_answered(const mk_gft *t);
 
-/* The running agents that report the fault Applied, whichever nodes the
- * fault selects (what a clear waits out). */
-size_t mk_gft_still_applied(const json_t *reports, const char *uid);
+/* The running agents that report the fault in `phase`, whichever nodes
+ * the fault selects (a clear waits until none has it Applied). */
+size_t mk_gft_in_phase(const json_t *reports, const char *uid, mk_gft_phase phase);
 
 /* Appends the names of the nodes in `phase` (MK_GFT_NONE: those that run an
  * agent and did not answer) or, with noagent set, those that run none:

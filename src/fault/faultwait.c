@@ -136,7 +136,7 @@ typedef struct waiting {
     mk_gft t;
     mk_gft_node *nodes;      /* r->nnodes */
     size_t still;            /* clear: running agents that still have it */
-    size_t ever;             /* clear: the most that had it at once */
+    size_t cleared;          /* clear: running agents that report it Cleared */
     int tty;
     long long plain_shown;   /* plain progress lines printed */
 } waiting;
@@ -145,9 +145,8 @@ static void tally(mk_gfwait *w, waiting *g)
 {
     const mk_gfwait_req *r = g->r;
     if (r->clear) {
-        g->still = mk_gft_still_applied(w->reports, r->uid);
-        if (g->still > g->ever)
-            g->ever = g->still;
+        g->still = mk_gft_in_phase(w->reports, r->uid, MK_GFT_APPLIED);
+        g->cleared = mk_gft_in_phase(w->reports, r->uid, MK_GFT_DONE);
         return;
     }
     mk_gft_count(r->nodes, r->nnodes, w->reports, r->uid, &g->t, g->nodes);
@@ -202,9 +201,13 @@ static void no_agents_line(const waiting *g, mk_sb *msg)
     mk_gft_names(g->nodes, g->r->nnodes, MK_GFT_NONE, 1, NAMES_CAP, msg);
 }
 
-static void secs(long long ms, char *buf, size_t len)
+/* "1.4 s" (a time taken), "60 s" (a whole limit). */
+static void secs(long long ms, int whole, char *buf, size_t len)
 {
-    snprintf(buf, len, "%lld.%lld s", ms / 1000, ms % 1000 / 100);
+    if (whole && ms % 1000 == 0)
+        snprintf(buf, len, "%lld s", ms / 1000);
+    else
+        snprintf(buf, len, "%lld.%lld s", ms / 1000, ms % 1000 / 100);
 }
 
 static mk_gfw_outcome say(const waiting *g, mk_gfw_outcome o, long long took_ms,
@@ -212,8 +215,8 @@ static mk_gfw_outcome say(const waiting *g, mk_gfw_outcome o, long long took_ms,
 {
     const mk_gfwait_req *r = g->r;
     char t[32], limit[32];
-    secs(took_ms, t, sizeof t);
-    mk_duration_format(r->limit_ms, limit, sizeof limit);
+    secs(took_ms, 0, t, sizeof t);
+    secs(r->limit_ms, 1, limit, sizeof limit);
     if (o == MK_GFW_FAILED) {
         mk_sb_printf(msg, "GPUFault %s: cannot follow the GPUFaultReports: %s", r->name, failed);
     } else if (o == MK_GFW_CANCELLED) {
@@ -221,8 +224,8 @@ static mk_gfw_outcome say(const waiting *g, mk_gfw_outcome o, long long took_ms,
         state_text(g, state, sizeof state);
         mk_sb_printf(msg, "%s; interrupted", state);
     } else if (r->clear && o == MK_GFW_DONE) {
-        mk_sb_printf(msg, "GPUFault %s: cleared on %zu node%s in %s", r->name, g->ever,
-                     g->ever == 1 ? "" : "s", t);
+        mk_sb_printf(msg, "GPUFault %s: cleared on %zu node%s in %s", r->name, g->cleared,
+                     g->cleared == 1 ? "" : "s", t);
     } else if (r->clear) {
         mk_sb_printf(msg, "GPUFault %s: still applied after %s on %zu node%s", r->name, limit,
                      g->still, g->still == 1 ? "" : "s");
