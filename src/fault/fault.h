@@ -1,0 +1,11 @@
+/* fault.h - cluster-wide GPU faults: the GPUFault custom resource
+ * (ci/deploy/gpufault-crd.yaml) as the agents on the nodes and the CLI
+ * see it. The face of src/fault/; gpufault.h is the data model. */
+#ifndef MOKKA_FAULT_H
+#define MOKKA_FAULT_H
+
+#include "gpufault.h"
+#include "faultargs.h"
+#include "faultsuite.h"
+
+#endif
