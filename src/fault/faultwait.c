@@ -202,6 +202,15 @@ static void no_agents_line(const waiting *g, mk_sb *msg)
 }
 
 /* "1.4 s" (a time taken), "60 s" (a whole limit). */
+/* "\n  node: reason" for each node that rejected the fault. */
+static void rejections(const waiting *g, mk_sb *msg)
+{
+    for (size_t i = 0; i < g->r->nnodes; i++)
+        if (g->nodes[i].running && g->nodes[i].phase == MK_GFT_REJECTED)
+            mk_sb_printf(msg, "\n  %s: %s", g->nodes[i].name,
+                         *g->nodes[i].reason ? g->nodes[i].reason : "(no reason given)");
+}
+
 static void secs(long long ms, int whole, char *buf, size_t len)
 {
     if (whole && ms % 1000 == 0)
@@ -235,10 +244,7 @@ static mk_gfw_outcome say(const waiting *g, mk_gfw_outcome o, long long took_ms,
     } else if (o == MK_GFW_REJECTED) {
         mk_sb_printf(msg, "GPUFault %s: rejected on %zu of %zu nodes (applied on %zu):", r->name,
                      g->t.rejected, g->t.counted, g->t.applied);
-        for (size_t i = 0; i < r->nnodes; i++)
-            if (g->nodes[i].running && g->nodes[i].phase == MK_GFT_REJECTED)
-                mk_sb_printf(msg, "\n  %s: %s", g->nodes[i].name,
-                             *g->nodes[i].reason ? g->nodes[i].reason : "(no reason given)");
+        rejections(g, msg);
     } else if (!r->nnodes) {
         mk_sb_printf(msg, "GPUFault %s selects no node", r->name);
     } else if (!g->t.counted) {
@@ -248,6 +254,9 @@ static mk_gfw_outcome say(const waiting *g, mk_gfw_outcome o, long long took_ms,
         mk_sb_printf(msg, "GPUFault %s: applied on %zu of %zu nodes; not applied within %s on: ",
                      r->name, g->t.applied, g->t.counted, limit);
         mk_gft_names(g->nodes, r->nnodes, MK_GFT_NONE, 0, NAMES_CAP, msg);
+        if (g->t.rejected)
+            mk_sb_printf(msg, "; rejected on %zu:", g->t.rejected);
+        rejections(g, msg);
     }
     if (!r->clear && o != MK_GFW_FAILED)
         no_agents_line(g, msg);
