@@ -71,6 +71,7 @@ import urllib.parse
 import uuid
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from resource import RLIMIT_NOFILE, getrlimit, setrlimit
 
 import yaml
 
@@ -396,13 +397,16 @@ def _invalid(kind, name, errs):
                     {"name": name, "group": group, "kind": kind_name, "causes": causes})
 
 
+_ABSENT = object()
+
+
 def _at(obj, path):
-    """The value at path in obj, or a marker for none."""
+    """The value at path in obj, or _ABSENT."""
     for p in path:
         try:
             obj = obj[p]
         except (KeyError, IndexError, TypeError):
-            return _at
+            return _ABSENT
     return obj
 
 
@@ -533,7 +537,7 @@ class FakeAPIServer:
                "set_condition", "add_taint", "set_all_allocatable", "end_watches", "gone_event",
                "bookmark", "fail_next", "compact", "set_tokens", "stats", "misbehave",
                "install_crd", "install_crds_file", "put_object", "create_object", "delete_object",
-               "get_object", "objects"}
+               "get_object", "objects", "requests", "active_watches_of"}
 
     def __init__(self, certs, tokens=(), basic=(), client_certs=True, require_client_cert=False,
                  history_limit=10000):
@@ -570,6 +574,9 @@ class FakeAPIServer:
 
     # lifecycle
     def start(self):
+        # A connection a watch: hundreds of agents need more descriptors than a soft limit of 1024.
+        soft, hard = getrlimit(RLIMIT_NOFILE)
+        setrlimit(RLIMIT_NOFILE, (max(soft, min(hard, 65536) if hard >= 0 else 65536), hard))
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(self.certs["server_cert"], self.certs["server_key"])
         ctx.load_verify_locations(self.certs["ca"])
@@ -727,6 +734,7 @@ class FakeAPIServer:
         """The CRD is gone: so are its objects; its watches end."""
         res = self.resources.pop((crd["spec"]["group"], crd["spec"]["names"]["plural"]))
         res.removed = True
+        res.cond.notify_all()
 
     # custom resources: the writes, with the lock held; APIError as the real server refuses
     def _res(self, resource):
@@ -1298,8 +1306,11 @@ class _Handler(BaseHTTPRequestHandler):
                 fake.cond.notify_all()
 
     def _hung_up(self):
-        """The watching client closed its end (a watch sends nothing more)."""
-        return bool(select.select([self.connection], [], [], 0)[0])
+        """The watching client closed its end (a watch sends nothing more).
+        poll, not select: hundreds of connections take descriptors past 1024."""
+        p = select.poll()
+        p.register(self.connection, select.POLLIN)
+        return bool(p.poll(0))
 
     def _stream(self, res, av, rv, deadline, bookmarks, selected, epochs):
         fake = self.fake
