@@ -326,6 +326,12 @@ class InjectClusterTest(ClusterCase):
              "--list does not wait: --wait goes with a new fault or --clear"),
             (["--selector", "a in (b", "--gpu", "3", "--xid", "79"], "--selector 'a in (b': "),
             (["--all-nodes", "--gpu", "3", "--xid", "79", "extra"], "unexpected argument 'extra'"),
+            (["--all-nodes", "--gpu", "3", "--lost", "--for", "2d"],
+             "--for: '2d' is not a duration like 500ms, 30s, 5m, 1h or 1m30s (24h at most)"),
+            (["--all-nodes", "--gpu", "x", "--lost"],
+             "--gpu takes an index, a range, a GPU UUID or all, not 'x'"),
+            (["--node", "BAD", "--gpu", "1", "--lost"], "--node: 'BAD' is not a node name"),
+            (["--all-nodes", "--gpu", "3", "--set", "foo=1"], "--set: unknown metric 'foo'"),
         ]
         for args, msg in cases:
             with self.subTest(args=args):
