@@ -110,12 +110,11 @@ static int wait_for(mk_gfconn *c, const mk_gfault *f, int clear, long long start
 
 /* --- create ----------------------------------------------------------------------- */
 
-static int create(mk_gfconn *c, const mk_gfcli *o)
+/* POSTs body, the object built from o (before any request, so that bad
+ * arguments are usage errors whatever the cluster). */
+static int create(mk_gfconn *c, const mk_gfcli *o, const json_t *body)
 {
     char err[2048], what[600];
-    json_t *body = mk_gfault_build(&o->req, err, sizeof err);
-    if (!body)
-        return mk_usage_error("inject", "%s", err);
     const char *gen = json_string_value(json_object_get(json_object_get(body, "metadata"),
                                                         "generateName"));
     snprintf(what, sizeof what, "GPUFault %s%s", o->req.name ? o->req.name : gen,
@@ -123,7 +122,6 @@ static int create(mk_gfconn *c, const mk_gfcli *o)
     long long t0 = mk_now_ms();
     mk_gfault f;
     int rc = mk_gfconn_create(c, body, what, &f, err, sizeof err);
-    json_decref(body);
     if (rc) {
         mk_err("inject", "%s", err);
         return rc;
@@ -329,16 +327,21 @@ int mk_gfcli_run(const mk_gfcli *o)
     mk_gfconn c;
     char err[2048];
     mk_klog log = { .fn = kube_log };
+    json_t *body = NULL;
+    if (o->action == MK_GFCLI_CREATE && !(body = mk_gfault_build(&o->req, err, sizeof err)))
+        return mk_usage_error("inject", "%s", err);
     if (mk_gfconn_open(&c, o->kubeconfig, o->context, &log, err, sizeof err)) {
         mk_err("inject", "%s", err);
+        json_decref(body);
         return MK_EXIT_ENV;
     }
     int rc;
     switch (o->action) {
-    case MK_GFCLI_CREATE: rc = create(&c, o); break;
+    case MK_GFCLI_CREATE: rc = create(&c, o, body); break;
     case MK_GFCLI_CLEAR: rc = clear(&c, o); break;
     default: rc = list(&c, o); break;
     }
     mk_gfconn_close(&c);
+    json_decref(body);
     return rc;
 }
