@@ -179,6 +179,41 @@ class InjectClusterTest(ClusterCase):
         # not on a terminal: a timestamped line now and then, no carriage returns
         self.assertNotIn("\r", r.stderr)
 
+    def test_progress_in_a_log_is_a_timestamped_line_every_10_s(self):
+        srv = self.cluster(pool_a=("gpu-1", "gpu-2"))
+        self.agents = Agents(srv, ["gpu-1", "gpu-2"], silent=["gpu-2"])
+        r = self.inject("--all-nodes", "--gpu", "3", "--xid", "79", "--name", "log", "--wait",
+                        "11s")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertRegex(r.stderr, r"(?m)^\d\d:\d\d:\d\d GPUFault log: applied on 1 of 2 nodes, "
+                                   r"still waiting: 10s of 11s$")
+        self.assertEqual(r.stderr.count("still waiting"), 1)
+
+    def test_progress_on_a_terminal_is_one_line_updated_in_place(self):
+        srv = self.cluster(pool_a=("gpu-1", "gpu-2"))
+        self.agents = Agents(srv, ["gpu-1", "gpu-2"], silent=["gpu-2"])
+        master, slave = os.openpty()
+        p = subprocess.Popen([MOKKA, "inject", "--kubeconfig", self.kc, "--all-nodes", "--gpu",
+                              "3", "--xid", "79", "--name", "tty", "--wait", "2s"],
+                             stdout=subprocess.PIPE, stderr=slave, env=self.env(NO_COLOR="1"))
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(master)
+        p.wait(timeout=30 * SLOW)
+        p.stdout.close()
+        self.assertEqual(p.returncode, 3)
+        self.assertIn(b"\r\x1b[KGPUFault tty: applied on 1 of 2 nodes, waiting ", seen)
+        self.assertIn(b"s of 2s", seen)
+        self.assertNotIn(b"still waiting", seen)
+
     def test_rejections_end_the_wait_with_their_reasons(self):
         srv = self.cluster()
         self.agents = Agents(srv, ["gpu-1", "gpu-2", "gpu-3"], reject=["gpu-2"])
