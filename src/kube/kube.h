@@ -17,13 +17,11 @@
 
 #include <stddef.h>
 #include "nodeview/nodeview.h"
-/* Label selectors, for whoever picks nodes (GPU faults, --selector), and
- * the API server's times. */
+/* Beyond nodes: requests on any object and list+watch of any collection
+ * (for GPU faults), label selectors, and the API server's times. */
+#include "kube_obj.h"
 #include "kube_selector.h"
 #include "kube_time.h"
-/* Objects of any kind and list+watch of any collection, for the engines
- * that keep their own resources (GPU faults). */
-#include "kube_obj.h"
 #include "kube_watch.h"
 
 typedef struct mk_kube mk_kube;
