@@ -104,7 +104,7 @@ static int follow(mk_gfsuite *s, const mk_gfault *f, long long t0, long long wai
         return -1;
     mk_gfwait_req r = { .name = f->name, .uid = f->uid, .nodes = (const char *const *)names,
                         .nnodes = n, .start_ms = t0, .limit_ms = wait_ms,
-                        .cancel = s->cancel };
+                        .cancel = s->cancel, .progress = 1 };
     mk_sb msg = MK_SB_INIT;
     mk_gfw_outcome o = mk_gfwait_run(s->wait, &r, &msg);
     if (o == MK_GFW_DONE)

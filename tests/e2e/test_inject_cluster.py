@@ -145,6 +145,26 @@ class InjectClusterTest(ClusterCase):
         self.assertEqual(srv.get_object("gpufaults", "two-nodes")["spec"]["nodes"]["names"],
                          ["gpu-1", "gpu-2"])
 
+    def test_selectors_and_together(self):
+        srv = self.cluster()
+        r = self.inject("--selector", "mokka.io/pool=a", "--selector", "zone in (z1,z2)",
+                        "--node", "gpu-1", "--gpu", "1", "--healthy", "--name", "both")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("created: healthy on GPU 1 of nodes gpu-1 with mokka.io/pool=a,"
+                      "zone in (z1,z2) (resourceVersion", r.stdout)
+        nodes = srv.get_object("gpufaults", "both")["spec"]["nodes"]
+        self.assertEqual(nodes["names"], ["gpu-1"])
+        self.assertEqual(nodes["selector"]["matchLabels"], {"mokka.io/pool": "a"})
+        self.assertEqual(nodes["selector"]["matchExpressions"],
+                         [{"key": "zone", "operator": "In", "values": ["z1", "z2"]}])
+
+    def test_wait_on_a_fault_that_selects_no_node(self):
+        self.cluster()
+        r = self.inject("--selector", "mokka.io/pool=none", "--gpu", "1", "--lost", "--name",
+                        "nowhere", "--wait", "30s")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("mokka inject: GPUFault nowhere selects no node", r.stderr)
+
     def test_all_nodes(self):
         self.cluster()
         r = self.inject("--all-nodes", "--gpu", "all", "--lost")
@@ -302,6 +322,17 @@ class InjectClusterTest(ClusterCase):
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("has no GPUFault resource (mokka.io/v1alpha1 gpufaults): install it with "
                       "`kubectl apply -f ci/deploy/gpufault-crd.yaml`", r.stderr)
+
+    def test_list_without_faults_or_the_resource(self):
+        self.cluster()
+        r = self.inject("--list")
+        self.assertEqual((r.returncode, r.stdout), (0, ""), r.stderr)
+        self.assertIn("no GPUFaults", r.stderr)
+        self.srv.stop()
+        self.cluster(crds=False)
+        r = self.inject("--list")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("has no GPUFault resource", r.stderr)
 
     def test_name_taken(self):
         self.cluster()
