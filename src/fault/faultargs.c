@@ -47,7 +47,7 @@ int mk_gfcli_wanted(int argc, char **argv)
 
 /* What parsing collects besides the request itself. */
 typedef struct parsed {
-    int nfaults, list, all_nodes, have_sel, fault_opts;
+    int nfaults, list, all_nodes, have_sel, fault_opts, output;
     const char *first_fault, *wait;
     mk_ksel sel;
 } parsed;
@@ -129,6 +129,8 @@ static int check(mk_gfcli *o, parsed *p, int argc, char **argv)
                               o->action == MK_GFCLI_LIST ? "list" : "clear",
                               o->action == MK_GFCLI_LIST ? "" : ": only GPUFault names and "
                               "--wait");
+    if (o->action != MK_GFCLI_LIST && p->output)
+        return mk_usage_error("inject", "--output goes with --list");
     if (o->action == MK_GFCLI_LIST && p->wait)
         return mk_usage_error("inject", "--list does not wait: --wait goes with a new fault "
                               "or --clear");
@@ -185,6 +187,7 @@ int mk_gfcli_parse(int argc, char **argv, mk_gfcli *o)
             break;
         case O_LIST: p.list = 1; break;
         case 'o':
+            p.output = 1;
             if (strcmp(optarg, "json") && strcmp(optarg, "table"))
                 rc = mk_usage_error("inject", "--output takes table or json, not '%s'", optarg);
             o->json = strcmp(optarg, "json") == 0;

@@ -76,7 +76,8 @@ static int outcome_code(mk_gfw_outcome o)
 }
 
 /* Follows the reports for f (created or deleted at start_ms). */
-static int wait_for(mk_gfconn *c, const mk_gfault *f, int clear, long long start_ms, long long limit_ms)
+static int wait_for(mk_gfconn *c, const mk_gfault *f, int clear, long long start_ms,
+                    long long limit_ms)
 {
     char err[2048];
     char **names = NULL;
