@@ -187,10 +187,9 @@ static void age_text(long long ms, char *buf, size_t len)
     mk_duration_format(ms < 0 ? 0 : ms / 1000 * 1000, buf, len);
 }
 
-static int put_fault(void *ctx, json_t *obj)
+static void put_fault(void *ctx, json_t *obj)
 {
     json_array_append(ctx, obj);
-    return 0;
 }
 
 /* One fault's cells and, for JSON, its object. */

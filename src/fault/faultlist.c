@@ -51,7 +51,7 @@ static int get_page(mk_khttp *h, const char *path, long long deadline_ms, json_t
 }
 
 int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms,
-                int (*item)(void *ctx, json_t *obj), void *ctx, long *status, char *err,
+                void (*item)(void *ctx, json_t *obj), void *ctx, long *status, char *err,
                 size_t errlen)
 {
     char *cont = NULL;
@@ -68,8 +68,7 @@ int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms,
         size_t i;
         json_t *obj;
         json_array_foreach(json_object_get(list, "items"), i, obj)
-            if (item(ctx, obj) != 0)
-                break;
+            item(ctx, obj);
         const char *c = json_string_value(json_object_get(json_object_get(list, "metadata"),
                                                           "continue"));
         cont = c && *c ? mk_xstrdup(c) : NULL;
@@ -79,12 +78,11 @@ int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms,
     return rc;
 }
 
-static int put_report(void *ctx, json_t *obj)
+static void put_report(void *ctx, json_t *obj)
 {
     const char *name = mk_kobj_name(obj);
     if (name)
         json_object_set(ctx, name, obj);
-    return 0;
 }
 
 int mk_gfl_reports(mk_khttp *h, long long deadline_ms, json_t **out, char *err, size_t errlen)
@@ -104,13 +102,13 @@ int mk_gfl_reports(mk_khttp *h, long long deadline_ms, json_t **out, char *err, 
     return -1;
 }
 
-static int put_node(void *ctx, json_t *obj)
+static void put_node(void *ctx, json_t *obj)
 {
     mk_gfl_nodes *ns = ctx;
     const char *name = mk_kobj_name(obj), *k;
     json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels"), *v;
     if (!name)
-        return 0;
+        return;
     ns->names = mk_xrealloc(ns->names, (ns->n + 1) * sizeof *ns->names);
     ns->labels = mk_xrealloc(ns->labels, (ns->n + 1) * sizeof *ns->labels);
     ns->nlabels = mk_xrealloc(ns->nlabels, (ns->n + 1) * sizeof *ns->nlabels);
@@ -122,7 +120,6 @@ static int put_node(void *ctx, json_t *obj)
     ns->names[ns->n] = mk_xstrdup(name);
     ns->labels[ns->n] = kv;
     ns->nlabels[ns->n++] = n;
-    return 0;
 }
 
 int mk_gfl_nodes_list(mk_khttp *h, const mk_gfault *f, long long deadline_ms, mk_gfl_nodes *out,

@@ -12,7 +12,7 @@
  * (anything but 200: err holds the server's message, *reason its Status
  * reason), or MK_KHTTP_FAIL / MK_KHTTP_STOPPED with err. */
 int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms,
-                int (*item)(void *ctx, json_t *obj), void *ctx, long *status, char *err,
+                void (*item)(void *ctx, json_t *obj), void *ctx, long *status, char *err,
                 size_t errlen);
 
 /* Every GPUFaultReport by node name (metadata.name), in *out (the
