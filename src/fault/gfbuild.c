@@ -298,16 +298,18 @@ static int assemble(const mk_gfault_req *r, json_t *obj, mk_sb *pre, char *err, 
     int rc = !spec || !gpus ? nomem(err, errlen) : gpu_list(r->gpus, gpus, pre, err, errlen);
     if (!rc && !(fault = fault_json(r, err, errlen)))
         rc = -1;
+    /* In the order kubectl shows and the CRD describes them. */
     if (!rc && (json_object_set_new(obj, "apiVersion", json_string(MK_GF_API_VERSION)) ||
-                json_object_set_new(obj, "kind", json_string(MK_GF_KIND)) ||
-                json_object_set(obj, "spec", spec) || json_object_set(spec, "gpus", gpus) ||
-                json_object_set(spec, "fault", fault) ||
-                (r->duration && json_object_set_new(spec, "duration", text(r->duration)))))
+                json_object_set_new(obj, "kind", json_string(MK_GF_KIND))))
         rc = nomem(err, errlen);
     if (!rc)
-        rc = put_nodes(r, spec, err, errlen);
-    if (!rc)
         rc = put_metadata(r, pre, obj, err, errlen);
+    if (!rc)
+        rc = put_nodes(r, spec, err, errlen);
+    if (!rc && (json_object_set(spec, "gpus", gpus) || json_object_set(spec, "fault", fault) ||
+                (r->duration && json_object_set_new(spec, "duration", text(r->duration))) ||
+                json_object_set(obj, "spec", spec)))
+        rc = nomem(err, errlen);
     json_decref(fault);
     json_decref(gpus);
     json_decref(spec);

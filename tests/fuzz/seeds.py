@@ -188,9 +188,37 @@ def textclean():
         yield bytes([(0, 8, 16, 40, 3)[i]]) + t
 
 
+# --- gpufault: GPUFault objects as the API server sends them, and selectors ------
+
+def gpufault():
+    meta = {"name": "gpu3-xid79", "uid": "6f0c", "resourceVersion": "1234", "generation": 1,
+            "creationTimestamp": "2026-12-02T03:04:05Z"}
+    specs = [
+        {"gpus": [3], "fault": {"xid": 79}, "duration": "5m"},
+        {"nodes": {"names": ["gpu-node-1"],
+                   "selector": {"matchLabels": {"mokka.io/pool": "a"},
+                                "matchExpressions": [{"key": "zone", "operator": "In",
+                                                      "values": ["z1", "z2"]},
+                                                     {"key": "gone", "operator": "DoesNotExist"}]}},
+         "gpus": ["0", 2, "GPU-6f0c"], "fault": {"ecc": "double"}},
+        {"nodes": {}, "gpus": ["all"], "fault": {"lost": True}, "duration": "1m30s"},
+        {"gpus": [0], "fault": {"healthy": True}},
+        {"gpus": [1], "fault": {"set": {"temperature": "90", "power": 300,
+                                        "memoryUsed": "30GiB", "utilization.gpu": "80%"}}},
+        {"gpus": [9, "GPU-x"], "fault": {"xid": 79, "lost": True}, "duration": "25h"},
+    ]
+    for spec in specs:
+        obj = {"apiVersion": "mokka.io/v1alpha1", "kind": "GPUFault", "metadata": meta,
+               "spec": spec}
+        yield json.dumps(obj, separators=(",", ":")).encode()
+    for sel in ["a=b,c==d,e!=f,g in (x,y),h notin (z),i,!j", "mokka.io/pool=a",
+                "zone in (a,", "nvidia.com/gpu.product=NVIDIA-H100"]:
+        yield sel.encode()
+
+
 TARGETS = {"config": config, "suite": suite, "kubeconfig": kubeconfig,
            "kube_watch": kube_watch, "plugin_messages": plugin_messages, "units": units,
-           "textclean": textclean}
+           "textclean": textclean, "gpufault": gpufault}
 
 
 def write(target, outdir):

@@ -522,8 +522,9 @@ START_TEST(build_xid)
     mk_gfault f;
     mk_gfault_req r = { .gpus = "3", .kind = MK_GF_XID, .xid = 79 };
     char *s = build(&r, &f);
-    ck_assert_str_eq(s, "{\"apiVersion\":\"mokka.io/v1alpha1\",\"kind\":\"GPUFault\",\"spec\":"
-                     "{\"gpus\":[3],\"fault\":{\"xid\":79}},\"metadata\":{\"generateName\":\"gpu3-xid79-\"}}");
+    ck_assert_str_eq(s, "{\"apiVersion\":\"mokka.io/v1alpha1\",\"kind\":\"GPUFault\","
+                     "\"metadata\":{\"generateName\":\"gpu3-xid79-\"},"
+                     "\"spec\":{\"gpus\":[3],\"fault\":{\"xid\":79}}}");
     ck_assert_ptr_null(f.name);
     ck_assert_uint_eq(f.nindexes, 1);
     free(s);
@@ -543,12 +544,13 @@ START_TEST(build_everything)
                         .gpus = "0-2,5,GPU-6f0c1234-aaaa", .kind = MK_GF_SET, .sets = sets,
                         .nsets = 2, .duration = "5m" };
     char *s = build(&r, &f);
-    ck_assert_str_eq(s, "{\"apiVersion\":\"mokka.io/v1alpha1\",\"kind\":\"GPUFault\",\"spec\":"
-                     "{\"gpus\":[0,1,2,5,\"GPU-6f0c1234-aaaa\"],\"fault\":{\"set\":{\"power\":\"300W\","
-                     "\"temperature\":\"90\"}},\"duration\":\"5m\",\"nodes\":{\"names\":[\"gpu-node-1\","
-                     "\"gpu-node-2\"],\"selector\":{\"matchLabels\":{\"mokka.io/pool\":\"a\"},"
-                     "\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"z1\",\"z2\"]}]}}},"
-                     "\"metadata\":{\"name\":\"hot\"}}");
+    ck_assert_str_eq(s, "{\"apiVersion\":\"mokka.io/v1alpha1\",\"kind\":\"GPUFault\","
+                     "\"metadata\":{\"name\":\"hot\"},\"spec\":{"
+                     "\"nodes\":{\"names\":[\"gpu-node-1\",\"gpu-node-2\"],\"selector\":"
+                     "{\"matchLabels\":{\"mokka.io/pool\":\"a\"},\"matchExpressions\":"
+                     "[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"z1\",\"z2\"]}]}},"
+                     "\"gpus\":[0,1,2,5,\"GPU-6f0c1234-aaaa\"],\"fault\":{\"set\":{\"power\":\"300W\","
+                     "\"temperature\":\"90\"}},\"duration\":\"5m\"}}");
     ck_assert_str_eq(f.name, "hot");
     ck_assert_uint_eq(f.nindexes, 4);
     ck_assert_uint_eq(f.nuuids, 1);
