@@ -29,7 +29,8 @@ _mokka_options()
         stats) echo "$state --json --watch= $common" ;;
         metrics) echo "$state --listen= --once $common" ;;
         inject) echo "$state --gpu= --mig= --xid= --ecc= --lost --healthy --set= --unset=
-                      $common" ;;
+                      --cluster --kubeconfig= --context= --node= --selector= --all-nodes
+                      --for= --name= --wait= --clear= --list --output= $common" ;;
         doctor) echo "--pid= --config= --kubelet-dir= $common" ;;
         lib-path) echo "--dir $common" ;;
         version) echo "--json $common" ;;
@@ -67,6 +68,8 @@ _mokka_value()
             COMPREPLY=($(compgen -W 'auto always never' -- "$cur")) ;;
         inject:--ecc)
             COMPREPLY=($(compgen -W 'single double' -- "$cur")) ;;
+        inject:--output | inject:-o)
+            COMPREPLY=($(compgen -W 'table json' -- "$cur")) ;;
         inject:--set)
             COMPREPLY=($(compgen -S = -W "$_mokka_metrics" -- "$cur"))
             compopt -o nospace ;;
@@ -75,7 +78,8 @@ _mokka_value()
         *:--node | lint:-n | render:-n | exec:-n | *:--selector | *:--context | *:--timeout | \
         run:-t | *:--register-timeout | *:--env | run:-e | *:--restart-limit | *:--id | \
         smi:-i | *:--gpu | inject:-g | *:--mig | inject:-m | *:--xid | *:--watch | stats:-w | \
-        *:--listen | metrics:-l)
+        *:--listen | metrics:-l | inject:-n | inject:-l | inject:--for | inject:--name | \
+        inject:--wait | inject:--clear)
             ;; # free-form: nothing to offer
         *)
             return 1 ;;

@@ -122,6 +122,19 @@ complete -c mokka -n '__fish_seen_subcommand_from inject' -l healthy -d 'Clear t
 set -l mokka_set_args $mokka_metrics=
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l set -x -a "$mokka_set_args" -d 'Pin a live value (METRIC=VALUE)'
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l unset -x -a "$mokka_metrics" -d 'Let a metric follow the config'
+# inject --cluster: GPUFaults for the nodes' agents
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l cluster -d 'A GPUFault through the API server'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l kubeconfig -r -F -d 'Cluster access'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l context -x -d 'Kubeconfig context'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -s n -l node -x -d 'This node (cluster)'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -s l -l selector -x -d 'Nodes with these labels (cluster)'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l all-nodes -d 'Every node that runs an agent'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l for -x -d 'The fault expires after DURATION'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l name -x -d 'The GPUFault name'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l wait -x -d 'Wait until applied or cleared'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l clear -x -d 'Delete this GPUFault'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l list -d 'The GPUFaults and how far each got'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -s o -l output -x -a 'table json' -d 'The --list format'
 
 # doctor, lib-path, version
 complete -c mokka -n '__fish_seen_subcommand_from doctor' -s p -l pid -x -a '(__fish_complete_pids)' -d 'Also check this running process'

@@ -5,14 +5,16 @@
  * One LIST and one WATCH serve every node selected by --node or
  * --selector; each case is checked on each node. The API server has node
  * objects, not the plugin's device list, so device-level expectations are
- * errors here; faults can be injected only with --state-dir (when mokka runs
- * on the node next to the plugin, as in the DaemonSet in ci/). */
+ * errors here. Faults go to the nodes' Mokka agents as GPUFaults (an inject
+ * with nodes:, src/fault/), or, with --state-dir, into a plugin's live state
+ * on this machine (as in the DaemonSet in ci/). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cmds.h"
 #include "commands.h"
+#include "fault/fault.h"
 #include "kube/kube.h"
 #include "report/report.h"
 #include "run/run.h"
@@ -26,7 +28,9 @@ const char cmd_assert_help[] =
     "Checks suites (the format of `mokka run`) against real nodes through the\n"
     "API server: capacity and allocatable of any resource, conditions, labels,\n"
     "annotations and taints, with `within:` for things that become true. With\n"
-    "several nodes each case gives one result per node.\n"
+    "several nodes each case gives one result per node. An inject with nodes:\n"
+    "becomes a GPUFault for those nodes' Mokka agents, waited for until applied\n"
+    "and deleted when the check ends.\n"
     "\n"
     "Options:\n"
     "  -s, --suite FILE           a suite to check; repeatable (required)\n"
@@ -42,7 +46,7 @@ const char cmd_assert_help[] =
     "                             gives ${gpus}, ${uuid.N}, ...\n"
     "      --var NAME=VALUE       a ${NAME} for the suites; repeatable\n"
     "      --state-dir DIR        a plugin's live state on this machine, so that\n"
-    "                             inject: and set: work\n"
+    "                             inject: (without nodes:) and set: work\n"
     "  -v, --verbose              show requests, retries and re-lists\n"
     "  -q, --quiet                only the summary and errors\n"
     "      --color WHEN           auto, always or never\n"
@@ -64,6 +68,16 @@ typedef struct assert_opts {
     mk_outputs out;
     double timeout;
 } assert_opts;
+
+/* How long an inject with nodes: waits for the agents to apply it. */
+#define INJECT_WAIT_MS 60000
+/* A run's GPUFaults outlive --timeout by this much, should mokka be killed. */
+#define FAULT_TTL_EXTRA_MS (10 * 60 * 1000LL)
+
+static int inject_nodes(mk_suite_env *env, const mk_inject *inj, char *err, size_t errlen)
+{
+    return mk_gfsuite_inject(env->user, inj, INJECT_WAIT_MS, err, errlen);
+}
 
 static int add_str(const char ***v, size_t *n, const char *s)
 {
@@ -219,10 +233,19 @@ static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, 
         for (size_t i = 0; i < o->nvars && rc == 0; i++)
             rc = mk_runenv_var(&env, o->vars[i]) ? MK_EXIT_ENV : 0;
         env.env.cancel = &mk_cancel;
+        mk_gfsuite *faults = mk_gfsuite_new(o->kube.kubeconfig, o->kube.context,
+                                            (long long)(o->timeout * 1000) + FAULT_TTL_EXTRA_MS,
+                                            &mk_cancel);
+        env.env.inject_nodes = inject_nodes;
+        env.env.user = faults;
         if (rc == 0)
             rc = wait_nodes(env.env.src, o, rep, time(NULL) + (time_t)o->timeout);
         for (size_t i = 0; i < o->nsuites && rc == 0 && !mk_cancel; i++)
             mk_suite_run(suites[i], &env.env, rep);
+        if (mk_gfsuite_cleanup(faults))
+            mk_report_error(rep, "mokka-assert", "GPUFaults are cleaned up",
+                            "some GPUFaults this run made could not be deleted (see above)");
+        mk_gfsuite_free(faults);
         mk_runenv_free(&env);
     }
     mk_kube_counts counts;

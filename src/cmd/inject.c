@@ -1,10 +1,13 @@
 /* inject.c - `mokka inject`: raises faults in, and pins values of, a running
  * universe through its live state; every process on it sees the change at
- * its next query or event wait. */
+ * its next query or event wait. With --cluster (or --kubeconfig, --context,
+ * --list, --clear) the fault goes to many nodes as a GPUFault object, which
+ * src/fault/ makes, follows and lists. */
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
 #include "commands.h"
+#include "fault/fault.h"
 #include "stateview/stateview.h"
 #include "units.h"
 #include "ytree.h"
@@ -12,6 +15,10 @@
 const char cmd_inject_summary[] = "raise a fault or pin a value on a running mock GPU";
 const char cmd_inject_help[] =
     "Usage: mokka inject [--state-dir DIR | --pid PID] --gpu N [--mig J] ACTION\n"
+    "       mokka inject --cluster ((--node NAME | --selector SEL)... | --all-nodes)\n"
+    "                    --gpu SPEC FAULT [--for DURATION] [--name NAME] [--wait DURATION]\n"
+    "       mokka inject --cluster --clear NAME... [--wait DURATION]\n"
+    "       mokka inject --cluster --list [--output table|json]\n"
     "\n"
     "Changes the live state of a running universe: every program on the mock\n"
     "that uses the state sees the change at its next NVML call or event wait.\n"
@@ -37,12 +44,41 @@ const char cmd_inject_help[] =
     "      --color WHEN           auto, always or never\n"
     "  -h, --help                 this help\n"
     "\n"
+    "Cluster-wide faults (a GPUFault object that the Mokka agent on each selected\n"
+    "node applies to its mock GPUs and reports on in its GPUFaultReport):\n"
+    "      --cluster              through the API server (as kubectl finds it)\n"
+    "      --kubeconfig FILE      cluster access (implies --cluster; default:\n"
+    "                             $KUBECONFIG, ~/.kube/config, else in-cluster)\n"
+    "      --context NAME         kubeconfig context (implies --cluster)\n"
+    "  -n, --node NAME            this node; repeatable\n"
+    "  -l, --selector SELECTOR    nodes with these labels (k=v,k2!=v2,k3 in (a,b));\n"
+    "                             repeated selectors AND together, and with --node\n"
+    "      --all-nodes            every node that runs an agent (required when\n"
+    "                             neither --node nor --selector is given)\n"
+    "  -g, --gpu SPEC             3, 0,2, 0-3, a GPU UUID, or all\n"
+    "      --for DURATION         the fault expires after DURATION (5m, 1h)\n"
+    "      --name NAME            the object's name (default: made from the fault,\n"
+    "                             like gpu3-xid79-x7k2p)\n"
+    "      --wait DURATION        wait until every selected node that runs an\n"
+    "                             agent applied (or, with --clear, cleared) it\n"
+    "      --clear NAME           delete the GPUFault NAME; more names may follow\n"
+    "      --list                 the GPUFaults, with how many nodes applied each\n"
+    "  -o, --output FORMAT        --list as table (default) or json\n"
+    "The fault is one of --xid, --ecc, --lost, --healthy, or --set (repeatable);\n"
+    "--mig, --unset, --state-dir and --pid are for a local universe only.\n"
+    "\n"
     "Metrics: temperature, memoryTemperature, power, utilization.gpu,\n"
     "utilization.memory, utilization.encoder, utilization.decoder, memoryUsed,\n"
     "fanSpeed, clocks.graphics, clocks.sm, clocks.memory, clocks.video.\n"
     "\n"
     "Exit status: 0 done, 2 bad arguments (a GPU out of range names the range),\n"
-    "3 no live state found.\n";
+    "a GPUFault refused by the API server or rejected by an agent, 3 no live\n"
+    "state found, the cluster unreachable, the GPUFault resource not installed,\n"
+    "or --wait ran out.\n"
+    "\n"
+    "Example:\n"
+    "  mokka inject --cluster --selector mokka.io/pool=a --gpu 3 --xid 79 --for 5m \\\n"
+    "      --wait 60s\n";
 
 enum { OPT_XID = 0x1300, OPT_ECC, OPT_LOST, OPT_HEALTHY, OPT_SET, OPT_UNSET };
 enum { A_NONE, A_XID, A_ECC_SINGLE, A_ECC_DOUBLE, A_LOST, A_HEALTHY };
@@ -206,6 +242,21 @@ static int run(const mk_view_where *w, request *r)
     return rc;
 }
 
+/* `mokka inject --cluster ...`: GPUFault objects. */
+static int cluster(int argc, char **argv, const mk_cmd *self)
+{
+    mk_gfcli o;
+    int rc = mk_gfcli_parse(argc, argv, &o);
+    if (rc == MK_GFCLI_HELP) {
+        mk_print_help(self, stdout);
+        rc = MK_EXIT_OK;
+    } else if (rc == 0) {
+        rc = mk_gfcli_run(&o);
+    }
+    mk_gfcli_free(&o);
+    return rc;
+}
+
 int cmd_inject(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -222,6 +273,8 @@ int cmd_inject(int argc, char **argv)
         {0, 0, 0, 0}
     };
     const mk_cmd *self = mk_find_command("inject");
+    if (mk_gfcli_wanted(argc, argv))
+        return cluster(argc, argv, self);
     mk_view_where w = { 0 };
     request r = { .action = A_NONE, .gpu = -1, .mig = -1 };
     long x;

@@ -10,5 +10,7 @@
 #define MK_GF_API_VERSION "mokka.io/v1alpha1"
 #define MK_GF_PATH "/apis/" MK_GF_API_VERSION "/gpufaults"
 #define MK_GFR_PATH "/apis/" MK_GF_API_VERSION "/gpufaultreports"
+/* How to install both resources, for messages when they are missing. */
+#define MK_GF_CRD_HINT "kubectl apply -f ci/deploy/gpufault-crd.yaml"
 
 #endif

@@ -3,7 +3,7 @@
  * This file reads only the command-line syntax (GPU lists and ranges,
  * METRIC=VALUE) and puts the object together; the object is then read back
  * by mk_gfault_from_json, whose complaints become the answer with the field
- * named as its option ("spec.duration: ..." -> "--duration: ..."). So the
+ * named as its option ("spec.duration: ..." -> "--for: ..."). So the
  * builder can never make an object the agents would reject, and there is
  * one set of checks, not two that drift apart. */
 #include <stdarg.h>
@@ -265,7 +265,7 @@ static void as_option(const char *invalid, char *err, size_t errlen)
         { "spec.fault.set.", "--set " }, { "spec.fault.set", "--set" },
         { "spec.fault.xid", "--xid" }, { "spec.nodes.names", "--node" },
         { "spec.nodes.selector.", "--selector: " }, { "spec.gpus", "--gpu" },
-        { "spec.duration", "--duration" }, { "metadata.name", "--name" },
+        { "spec.duration", "--for" }, { "metadata.name", "--name" },
     };
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         size_t n = strlen(opts[i].field);

@@ -42,6 +42,13 @@ typedef struct mk_inject {
     mk_inject_kind kind;
     unsigned gpu;           /* GPU index in the config */
     unsigned xid;           /* MK_INJECT_XID only */
+    /* nodes: the fault goes to these nodes of a cluster (a GPUFault that
+     * their agents apply) rather than to a local universe. */
+    int cluster;            /* nodes: was given */
+    char **names;           /* nodes.names, or NULL */
+    size_t nnames;
+    char *selector;         /* nodes.selector in kubectl's string form, or NULL;
+                               neither names nor selector: every node */
 } mk_inject;
 
 /* A command of an exec step (a case's `exec:`), for the environment to
@@ -105,6 +112,9 @@ struct mk_suite_env {
     /* Actions. NULL when this environment cannot do them: a case that asks
      * becomes an ERROR saying so. Each returns 0, or -1 with err set. */
     int (*inject)(mk_suite_env *env, const mk_inject *inj, char *err, size_t errlen);
+    /* An inject with nodes: (inj->cluster): made and waited for until the
+     * agents of those nodes applied it; err names the nodes that did not. */
+    int (*inject_nodes)(mk_suite_env *env, const mk_inject *inj, char *err, size_t errlen);
     int (*set)(mk_suite_env *env, unsigned gpu, const char *metric, const char *value,
                char *err, size_t errlen);
     int (*restart_plugin)(mk_suite_env *env, char *err, size_t errlen);

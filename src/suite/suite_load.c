@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "kube/kube.h"
 #include "suite_int.h"
 #include "util/util.h"
 
@@ -93,13 +94,106 @@ static int read_ecc(const mk_ynode *n, mk_inject_kind *kind, mk_diags *d)
     return -1;
 }
 
+static int read_names(const mk_ynode *n, mk_inject *inj, mk_diags *d)
+{
+    if (n->kind != MK_Y_SEQ || !n->n) {
+        mk_yerr(d, n, "inject nodes names must be a list of node names, not %s",
+                n->kind == MK_Y_SEQ ? "an empty list" : kind_name(n));
+        return -1;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < n->n; i++) {
+        const mk_ynode *v = n->vals[i];
+        if (v->kind != MK_Y_SCALAR || !mk_kname_ok(v->str)) {
+            mk_yerr(d, v, "inject nodes names: %s%s%s is not a node name", v->kind == MK_Y_SCALAR
+                    ? "'" : "", v->kind == MK_Y_SCALAR ? v->str : kind_name(v),
+                    v->kind == MK_Y_SCALAR ? "'" : "");
+            bad = 1;
+            continue;
+        }
+        inj->names = mk_xrealloc(inj->names, (inj->nnames + 1) * sizeof *inj->names);
+        inj->names[inj->nnames++] = mk_xstrdup(v->str);
+    }
+    return bad ? -1 : 0;
+}
+
+/* selector: a map (matchLabels) or kubectl's string form, kept as the string. */
+static int read_selector(const mk_ynode *n, mk_inject *inj, mk_diags *d)
+{
+    mk_sb b = MK_SB_INIT;
+    if (n->kind == MK_Y_SEQ) {
+        mk_yerr(d, n, "inject nodes selector must be a map of labels such as {mokka.io/pool: a} "
+                "or a selector such as 'mokka.io/pool in (a,b)', not a list");
+        return -1;
+    }
+    if (n->kind == MK_Y_SCALAR)
+        mk_sb_puts(&b, n->str);
+    for (size_t i = 0; n->kind == MK_Y_MAP && i < n->n; i++) {
+        if (n->vals[i]->kind != MK_Y_SCALAR) {
+            mk_yerr(d, n->vals[i], "inject nodes selector: label %s must have a value, not %s",
+                    n->keys[i]->str, kind_name(n->vals[i]));
+            mk_sb_free(&b);
+            return -1;
+        }
+        mk_sb_printf(&b, "%s%s=%s", i ? "," : "", n->keys[i]->str, n->vals[i]->str);
+    }
+    char err[512];
+    mk_ksel sel = { 0 };
+    int rc = mk_ksel_parse(mk_sb_str(&b), &sel, err, sizeof err);
+    mk_ksel_free(&sel);
+    if (rc != 0) {
+        mk_yerr(d, n, "inject nodes selector '%s': %s", mk_sb_str(&b), err);
+        mk_sb_free(&b);
+        return -1;
+    }
+    inj->selector = mk_sb_take(&b);
+    return 0;
+}
+
+/* nodes: all, or {names: [...], selector: ...} (both: names AND selector). */
+static int read_nodes(const mk_ynode *n, mk_inject *inj, mk_diags *d)
+{
+    static const char *const keys[] = {"names", "selector", NULL};
+    inj->cluster = 1;
+    if (n->kind == MK_Y_SCALAR && strcmp(n->str, "all") == 0)
+        return 0;
+    if (n->kind != MK_Y_MAP) {
+        mk_yerr(d, n, "inject nodes must be all or a map such as {selector: {mokka.io/pool: a}} "
+                "or {names: [gpu-node-1]}, not %s%s%s", n->kind == MK_Y_SCALAR ? "'" : "",
+                n->kind == MK_Y_SCALAR ? n->str : kind_name(n), n->kind == MK_Y_SCALAR ? "'" : "");
+        return -1;
+    }
+    int bad = mk_ycheck_keys(n, "inject nodes", keys, d) != 0;
+    const mk_ynode *v;
+    if ((v = mk_yget(n, "names")))
+        bad |= read_names(v, inj, d) != 0;
+    if ((v = mk_yget(n, "selector")))
+        bad |= read_selector(v, inj, d) != 0;
+    if (!bad && !inj->nnames && !inj->selector) {
+        mk_yerr(d, n, "inject nodes: give names, selector or both (or nodes: all)");
+        bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
+static void inject_free(mk_inject *inj)
+{
+    for (size_t i = 0; i < inj->nnames; i++)
+        free(inj->names[i]);
+    free(inj->names);
+    free(inj->selector);
+}
+
 static int parse_inject(const mk_ynode *m, mk_case *c, mk_diags *d)
 {
-    static const char *const keys[] = {"gpu", "xid", "ecc", "lost", "healthy", NULL};
+    static const char *const keys[] = {"gpu", "xid", "ecc", "lost", "healthy", "nodes", NULL};
     static const char *const faults[] = {"xid", "ecc", "lost", "healthy", NULL};
     int bad = mk_ycheck_keys(m, "inject", keys, d) != 0;
-    mk_inject inj = {MK_INJECT_XID, 0, 0};
+    mk_inject inj = { .kind = MK_INJECT_XID };
     bad |= read_gpu(m, "inject", &inj.gpu, d) != 0;
+    const mk_ynode *nodes = mk_yget(m, "nodes");
+    if (nodes)
+        bad |= read_nodes(nodes, &inj, d) != 0;
 
     const mk_ynode *fault = NULL, *fkey = NULL;
     for (size_t i = 0; i < m->n; i++) {
@@ -111,6 +205,7 @@ static int parse_inject(const mk_ynode *m, mk_case *c, mk_diags *d)
         if (fkey) {
             mk_yerr(d, m->keys[i], "inject takes one fault, not both '%s' and '%s' "
                     "(use a list of injects)", fkey->str, m->keys[i]->str);
+            inject_free(&inj);
             return -1;
         }
         fkey = m->keys[i];
@@ -119,6 +214,7 @@ static int parse_inject(const mk_ynode *m, mk_case *c, mk_diags *d)
     if (!fkey) {
         if (!bad)
             mk_yerr(d, m, "inject needs a fault: xid, ecc, lost or healthy");
+        inject_free(&inj);
         return -1;
     }
     long long xid;
@@ -137,8 +233,10 @@ static int parse_inject(const mk_ynode *m, mk_case *c, mk_diags *d)
         bad |= read_true(fault, "healthy", "to make a GPU unhealthy inject xid, ecc or lost",
                          d) != 0;
     }
-    if (bad)
+    if (bad) {
+        inject_free(&inj);
         return -1;
+    }
     c->inj = mk_xrealloc(c->inj, (c->ninj + 1) * sizeof *c->inj);
     c->inj[c->ninj++] = inj;
     return 0;
@@ -206,6 +304,8 @@ static void case_free(mk_case *c)
 {
     free(c->name);
     free(c->skip);
+    for (size_t i = 0; i < c->ninj; i++)
+        inject_free(&c->inj[i]);
     free(c->inj);
     for (size_t i = 0; i < c->nset; i++) {
         free(c->set[i].metric);

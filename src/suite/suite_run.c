@@ -166,6 +166,24 @@ static void inject_text(const mk_inject *inj, char *buf, size_t len)
     }
 }
 
+/* An inject with nodes: through the environment's cluster. */
+static int inject_nodes(mk_suite_env *e, const mk_inject *inj, const char *what, char *err,
+                        size_t errlen)
+{
+    char why[2048] = "";
+    if (!e->inject_nodes) {
+        snprintf(err, errlen, "cannot inject %s on gpu %u of nodes: an inject with nodes: needs "
+                 "cluster mode (run the suite with mokka assert, which takes --kubeconfig and "
+                 "--context); this environment (%s) has none", what, inj->gpu, e->src->kind);
+        return -1;
+    }
+    if (e->inject_nodes(e, inj, why, sizeof why) != 0) {
+        snprintf(err, errlen, "inject %s on gpu %u of nodes failed: %s", what, inj->gpu, why);
+        return -1;
+    }
+    return 0;
+}
+
 /* ${allocated} for the rest of the case (NULL: none); takes ids. */
 static void set_allocated(runner *r, char *ids)
 {
@@ -209,6 +227,11 @@ static int do_actions(runner *r, char *err, size_t errlen)
     char why[512] = "", what[64];
     for (size_t i = 0; i < c->ninj; i++) {
         inject_text(&c->inj[i], what, sizeof what);
+        if (c->inj[i].cluster) {
+            if (inject_nodes(e, &c->inj[i], what, err, errlen) != 0)
+                return -1;
+            continue;
+        }
         if (!e->inject) {
             snprintf(err, errlen, "cannot inject %s on gpu %u: this environment (%s) has no "
                      "mock GPUs to inject into", what, c->inj[i].gpu, e->src->kind);

@@ -376,6 +376,8 @@ cases:
     set: {gpu: 0, temprature: 90}
   - name: still checked
     expect: {capacity: 8}
+  - name: nodes of a cluster
+    inject: {nodes: {selector: {mokka.io/pool: a}}, gpu: 3, xid: 79}
 '''
 
 AFTER_CONFIG = '''
@@ -481,6 +483,9 @@ class StandIn(RunTest):
         e = r.case('no such metric').find('error')
         self.assertIn("unknown metric 'temprature'", e.get('message'))
         self.assertEqual(r.status('still checked'), 'pass')
+        e = r.case('nodes of a cluster').find('error')
+        self.assertIn('an inject with nodes: needs cluster mode (run the suite with mokka assert',
+                      e.get('message'))
 
     def test_seed_config(self):
         r = self.run_mokka(config=SEED)

@@ -639,9 +639,9 @@ START_TEST(build_errors)
         { { .gpus = "0", .kind = MK_GF_SET, .sets = bad_sets[5], .nsets = 1 },
           "--set utilization.gpu: '101': value out of range" },
         { { .gpus = "0", .kind = MK_GF_LOST, .duration = "5" },
-          "--duration: '5' is not a duration like 500ms, 30s, 5m, 1h or 1m30s (24h at most)" },
+          "--for: '5' is not a duration like 500ms, 30s, 5m, 1h or 1m30s (24h at most)" },
         { { .gpus = "0", .kind = MK_GF_LOST, .duration = "0s" },
-          "--duration: must be more than 0; leave it out for a fault that holds until deleted" },
+          "--for: must be more than 0; leave it out for a fault that holds until deleted" },
         { { .gpus = "0", .kind = MK_GF_LOST, .nodes = bad_nodes, .nnodes = 1 },
           "--node: 'Gpu_1' is not a node name (a DNS subdomain: lower-case letters, digits, '-' and '.')" },
         { { .name = "Hot!", .gpus = "0", .kind = MK_GF_LOST },
@@ -649,7 +649,7 @@ START_TEST(build_errors)
         { { .name = "caf\xc3\xa9", .gpus = "0", .kind = MK_GF_LOST },
           "--name: 'caf?\?' is not a DNS subdomain (lower-case letters, digits, '-' and '.')" },
         { { .gpus = "0", .kind = MK_GF_LOST, .duration = "\xff" },
-          "--duration: '?' is not a duration like 500ms, 30s, 5m, 1h or 1m30s (24h at most)" },
+          "--for: '?' is not a duration like 500ms, 30s, 5m, 1h or 1m30s (24h at most)" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char err[512] = "";
