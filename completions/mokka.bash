@@ -5,7 +5,7 @@
 # Uses bash-completion's helpers (_init_completion, _filedir, _pids,
 # _command_offset).
 
-_mokka_commands='run assert exec smi lint render stats metrics inject doctor lib-path
+_mokka_commands='run assert exec smi lint render stats metrics inject agent doctor lib-path
     extract-lib version help'
 _mokka_metrics='temperature memoryTemperature power utilization.gpu utilization.memory
     utilization.encoder utilization.decoder memoryUsed fanSpeed clocks.graphics clocks.sm
@@ -31,6 +31,7 @@ _mokka_options()
         inject) echo "$state --gpu= --mig= --xid= --ecc= --lost --healthy --set= --unset=
                       --cluster --kubeconfig= --context= --node= --selector= --all-nodes
                       --for= --name= --wait= --clear= --list --output= $common" ;;
+        agent) echo "--config= --state-dir= --node= --kubeconfig= --context= --verbose $common" ;;
         doctor) echo "--pid= --config= --kubelet-dir= $common" ;;
         lib-path) echo "--dir $common" ;;
         version) echo "--json $common" ;;

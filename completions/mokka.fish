@@ -3,7 +3,7 @@
 # PIDs for --pid, metric names for inject --set/--unset, the program for
 # exec and after run's --).
 
-set -l mokka_commands run assert exec smi lint render stats metrics inject doctor lib-path extract-lib version help
+set -l mokka_commands run assert exec smi lint render stats metrics inject agent doctor lib-path extract-lib version help
 set -l mokka_metrics temperature memoryTemperature power utilization.gpu utilization.memory utilization.encoder utilization.decoder memoryUsed fanSpeed clocks.graphics clocks.sm clocks.memory clocks.video
 
 function __mokka_yaml_files
@@ -31,6 +31,7 @@ complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a render
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a stats -d 'Live values, health and NVML calls'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a metrics -d 'dcgm-exporter metrics of a running mock'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a inject -d 'Raise a fault or pin a value'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a agent -d 'Apply the cluster\'s GPUFaults to this node'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a doctor -d 'Check the environment'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a lib-path -d 'Path of the bundled libnvidia-ml.so.1'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a extract-lib -d 'Write the bundled library to a directory'
@@ -122,6 +123,13 @@ complete -c mokka -n '__fish_seen_subcommand_from inject' -l healthy -d 'Clear t
 set -l mokka_set_args $mokka_metrics=
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l set -x -a "$mokka_set_args" -d 'Pin a live value (METRIC=VALUE)'
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l unset -x -a "$mokka_metrics" -d 'Let a metric follow the config'
+# agent
+complete -c mokka -n '__fish_seen_subcommand_from agent' -s c -l config -r -F -d 'GPU config of a new state'
+complete -c mokka -n '__fish_seen_subcommand_from agent' -s s -l state-dir -x -a '(__fish_complete_directories)' -d 'Live-state directory'
+complete -c mokka -n '__fish_seen_subcommand_from agent' -s n -l node -x -d 'This node'
+complete -c mokka -n '__fish_seen_subcommand_from agent' -l kubeconfig -r -F -d 'Cluster access'
+complete -c mokka -n '__fish_seen_subcommand_from agent' -l context -x -d 'Kubeconfig context'
+complete -c mokka -n '__fish_seen_subcommand_from agent' -s v -l verbose -d 'Requests and watches too'
 # inject --cluster: GPUFaults for the nodes' agents
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l cluster -d 'A GPUFault through the API server'
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l kubeconfig -r -F -d 'Cluster access'

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include "bundle/bundle.h"
 #include "config/config.h"
-#include "fault/agent.h"
-#include "smi/nvmlload.h"
+#include "fault/fault.h"
+#include "smi/smi.h"
 #include "stateview/stateview.h"
 #include "cmds.h"
 #include "commands.h"

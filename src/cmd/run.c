@@ -24,7 +24,7 @@
 #include "commands.h"
 #include "util/util.h"
 #include "suite/suite.h"
-#include "fault/agent.h"
+#include "fault/fault.h"
 #include "kube/kube.h"
 #include "kubelet/kubelet.h"
 #include "metrics/metrics.h"

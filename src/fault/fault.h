@@ -5,6 +5,7 @@
 #ifndef MOKKA_FAULT_H
 #define MOKKA_FAULT_H
 
+#include "agent.h"
 #include "gpufault.h"
 #include "faultargs.h"
 #include "faultsuite.h"
