@@ -171,6 +171,62 @@ class AgentTest(KubeTestCase):
         self.assertEqual(p.returncode, 3, p.stderr)
         self.assertIn("install their definition with kubectl apply -f ci/deploy/gpufault-crd.yaml", p.stderr)
 
+    def inject(self, *args, timeout=90):
+        return subprocess.run([MOKKA, "inject", "--kubeconfig", self.kubeconfig(name="kc-cli"), *args],
+                              capture_output=True, text=True, env=self.fleet.env, timeout=timeout)
+
+    def test_inject_cluster_with_real_agents(self):
+        self.fleet.start()
+        p = self.inject("--selector", "pool=canary", "--gpu", "3", "--xid", "79", "--name", "gpu3-xid79",
+                        "--wait", "30s")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"GPUFault gpu3-xid79: applied on 1 of 1 nodes in [0-9.]+ s")
+        self.assertEqual(self.gpus("gpu-a")[3]["health"], "xid 79")
+        self.assertEqual(self.gpus("gpu-b")[3]["health"], "healthy")
+        p = self.inject("--all-nodes", "--gpu", "9", "--lost", "--name", "nine", "--wait", "30s")
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("gpu-a: gpu 9 is out of range: this node has GPUs 0-7", p.stdout + p.stderr)
+        p = self.inject("--list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"gpu3-xid79\s+xid 79\s+3\s+pool=canary\s+1/1")
+        self.assertRegex(p.stdout, r"nine\s+lost\s+9\s+.*0/2 \(2 rejected\)")
+        p = self.inject("--clear", "gpu3-xid79", "--clear", "nine", "--wait", "30s")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"GPUFault gpu3-xid79: cleared on 1 nodes? in")
+        self.assertEqual(self.gpus("gpu-a")[3]["health"], "healthy")
+
+    def test_suite_inject_on_nodes_with_real_agents(self):
+        self.fleet.start()
+        suite = os.path.join(self.dir, "suite.yaml")
+        with open(suite, "w") as f:
+            f.write("suite: fleet\ncases:\n"
+                    "  - name: canary loses GPU 2\n"
+                    "    inject: {nodes: {selector: {pool: canary}}, gpu: 2, lost: true}\n"
+                    "    expect: {label: {pool: canary}}\n")
+        p = subprocess.run([MOKKA, "assert", "--kubeconfig", self.kubeconfig(name="kc-suite"), "--node", "gpu-a",
+                            "--suite", suite, "--timeout", "60s"],
+                           capture_output=True, text=True, env=self.fleet.env, timeout=90)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        # The suite's fault was applied by the agent, then removed at its end.
+        self.assertEqual(self.srv.objects("gpufaults"), [])
+        self.assertEqual(self.gpus("gpu-a")[2]["health"], "healthy")
+        self.assertRegex(self.fleet.log("gpu-a"), r"applied GPUFault mokka-suite-\S+ \(lost\) to GPU 2")
+        self.assertRegex(self.fleet.log("gpu-a"), r"cleared GPUFault mokka-suite-\S+ \(lost\) from GPU 2")
+
+    def test_rbac_grants_exactly_what_agents_use(self):
+        import yaml
+        with open(os.path.join(os.path.dirname(CRD_FILE), "mokka-daemonset.yaml")) as f:
+            role = next(d for d in yaml.safe_load_all(f) if d and d.get("kind") == "ClusterRole")
+        granted = {(r, v) for rule in role["rules"] for r in rule["resources"] for v in rule["verbs"]}
+        self.fleet.start()
+        f = self.create(fault("rbac", [0], {"xid": 79}))
+        self.applied(f, ["gpu-a", "gpu-b"])
+        self.srv.delete_object("gpufaults", "rbac")
+        self.applied(f, ["gpu-a", "gpu-b"], ("Cleared",))
+        self.fleet.stop()
+        used = {(e["resource"], e["verb"]) for e in self.srv.requests()}
+        self.assertEqual(used, granted)
+
     def test_help_and_usage(self):
         p = subprocess.run([MOKKA, "agent", "--help"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0)
