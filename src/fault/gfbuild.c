@@ -6,7 +6,6 @@
  * named as its option ("spec.duration: ..." -> "--for: ..."). So the
  * builder can never make an object the agents would reject, and there is
  * one set of checks, not two that drift apart. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +15,9 @@
 #define SNIP 48
 #define PREFIX_GPUS 30     /* bytes of the GPUs in a generated name's prefix */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static int nomem(char *err, size_t errlen)
 {
-    return fail(err, errlen, "out of memory");
+    return mk_errf(err, errlen, "out of memory");
 }
 
 /* s, cut and cleaned for quoting in err, into q[SNIP + 4]. */
@@ -93,14 +82,14 @@ static int gpu_item(const char *item, json_t *gpus, mk_sb *pre, char *err, size_
         return 0;
     }
     if (index_range(item, &lo, &hi))
-        return fail(err, errlen, "--gpu takes an index, a range, a GPU UUID or all, not '%s'",
+        return mk_errf(err, errlen, "--gpu takes an index, a range, a GPU UUID or all, not '%s'",
                     snip(item, q));
     if (lo > hi)
-        return fail(err, errlen, "--gpu: '%s' is not a range: %ld is more than %ld", item, lo, hi);
+        return mk_errf(err, errlen, "--gpu: '%s' is not a range: %ld is more than %ld", item, lo, hi);
     if (hi >= MK_GF_MAX_GPUS)
-        return fail(err, errlen, "--gpu: '%s': GPU indexes are 0-%d", item, MK_GF_MAX_GPUS - 1);
+        return mk_errf(err, errlen, "--gpu: '%s': GPU indexes are 0-%d", item, MK_GF_MAX_GPUS - 1);
     if (hi - lo + 1 > MK_GF_MAX_GPUS - (long)json_array_size(gpus))
-        return fail(err, errlen, "--gpu: more than %d GPUs", MK_GF_MAX_GPUS);
+        return mk_errf(err, errlen, "--gpu: more than %d GPUs", MK_GF_MAX_GPUS);
     for (long i = lo; i <= hi; i++)
         if (json_array_append_new(gpus, json_integer(i)))
             return nomem(err, errlen);
@@ -112,7 +101,7 @@ static int gpu_item(const char *item, json_t *gpus, mk_sb *pre, char *err, size_
 static int gpu_list(const char *s, json_t *gpus, mk_sb *pre, char *err, size_t errlen)
 {
     if (!s || !*s)
-        return fail(err, errlen, "give --gpu: an index, a range, a GPU UUID or all");
+        return mk_errf(err, errlen, "give --gpu: an index, a range, a GPU UUID or all");
     char *copy = strdup(s);
     if (!copy)
         return nomem(err, errlen);
@@ -137,18 +126,18 @@ static int set_pins(const mk_gfault_req *r, json_t *set, char *err, size_t errle
 {
     char q[SNIP + 4];
     if (!r->nsets)
-        return fail(err, errlen, "give --set METRIC=VALUE, like temperature=90");
+        return mk_errf(err, errlen, "give --set METRIC=VALUE, like temperature=90");
     for (size_t i = 0; i < r->nsets; i++) {
         const char *eq = strchr(r->sets[i], '=');
         if (!eq || eq == r->sets[i])
-            return fail(err, errlen, "--set takes METRIC=VALUE, like temperature=90, not '%s'",
+            return mk_errf(err, errlen, "--set takes METRIC=VALUE, like temperature=90, not '%s'",
                         snip(r->sets[i], q));
         char *name = strndup(r->sets[i], (size_t)(eq - r->sets[i]));
         if (!name)
             return nomem(err, errlen);
         int rc = 0;
         if (json_object_get(set, name))
-            rc = fail(err, errlen, "--set %s given twice", snip(name, q));
+            rc = mk_errf(err, errlen, "--set %s given twice", snip(name, q));
         else if (json_object_set_new_nocheck(set, name, text(eq + 1)))
             rc = nomem(err, errlen);
         free(name);
@@ -176,7 +165,7 @@ static const char *fault_value(const mk_gfault_req *r, json_t **v)
 static json_t *fault_json(const mk_gfault_req *r, char *err, size_t errlen)
 {
     if (r->kind != MK_GF_SET && r->nsets) {
-        fail(err, errlen, "--set is a fault of its own: give it without --xid, --ecc, --lost or "
+        mk_errf(err, errlen, "--set is a fault of its own: give it without --xid, --ecc, --lost or "
              "--healthy");
         return NULL;
     }

@@ -13,16 +13,6 @@
 
 #define SNIP 60   /* bytes of input quoted in an error */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static int nomem(char *err, size_t errlen)
 {
     snprintf(err, errlen, "out of memory");
@@ -75,10 +65,10 @@ static int check_key(const char *key, size_t n, char *why, size_t len)
     const char *slash = memchr(key, '/', n);
     size_t name = slash ? n - (size_t)(slash + 1 - key) : n;
     if (slash && !subdomain(key, (size_t)(slash - key)))
-        return fail(why, len, "'%s' is not a label key: its prefix must be a DNS subdomain "
+        return mk_errf(why, len, "'%s' is not a label key: its prefix must be a DNS subdomain "
                     "(lower-case letters, digits, '-' and '.', 253 at most)", q);
     if (!label_word(slash ? slash + 1 : key, name))
-        return fail(why, len, "'%s' is not a label key: its name must be 1-63 letters, digits, "
+        return mk_errf(why, len, "'%s' is not a label key: its name must be 1-63 letters, digits, "
                     "'-', '_' or '.', starting and ending with a letter or digit", q);
     return 0;
 }
@@ -90,7 +80,7 @@ static int check_value(const char *v, size_t n, char *why, size_t len)
         return 0;
     snprintf(buf, sizeof buf, "%.*s", (int)(n < SNIP + 1 ? n : SNIP + 1), v);
     mk_text_snip(buf, SNIP, q, sizeof q);
-    return fail(why, len, "'%s' is not a label value: it must be at most 63 letters, digits, "
+    return mk_errf(why, len, "'%s' is not a label value: it must be at most 63 letters, digits, "
                 "'-', '_' or '.', starting and ending with a letter or digit", q);
 }
 
@@ -151,7 +141,7 @@ static int fail_at(lexer *lx, const char *end, const char *fmt, ...)
     va_end(ap);
     snprintf(buf, sizeof buf, "%.*s", (int)(n < SNIP + 1 ? n : SNIP + 1), lx->start);
     mk_text_snip(buf, SNIP, q, sizeof q);
-    return fail(lx->err, lx->errlen, "at '%s': %s", q, why);
+    return mk_errf(lx->err, lx->errlen, "at '%s': %s", q, why);
 }
 
 /* A word: anything up to a blank or one of the selector's symbols. */
@@ -320,18 +310,18 @@ static int from_labels(const json_t *labels, mk_ksel *out, char *err, size_t err
     if (!labels || json_is_null(labels))
         return 0;
     if (!json_is_object(labels))
-        return fail(err, errlen, "matchLabels: must be an object of label keys and values");
+        return mk_errf(err, errlen, "matchLabels: must be an object of label keys and values");
     if (json_object_size(labels) > MK_KSEL_MAX)
-        return fail(err, errlen, "matchLabels: %zu labels; at most %d", json_object_size(labels),
+        return mk_errf(err, errlen, "matchLabels: %zu labels; at most %d", json_object_size(labels),
                     MK_KSEL_MAX);
     json_object_foreach((json_t *)labels, k, v) {
         size_t kn = strlen(k);
         if (check_key(k, kn, why, sizeof why))
-            return fail(err, errlen, "matchLabels: %s", why);
+            return mk_errf(err, errlen, "matchLabels: %s", why);
         if (!json_is_string(v))
-            return fail(err, errlen, "matchLabels.%s: must be a string", k);
+            return mk_errf(err, errlen, "matchLabels.%s: must be a string", k);
         if (check_value(json_string_value(v), json_string_length(v), why, sizeof why))
-            return fail(err, errlen, "matchLabels.%s: %s", k, why);
+            return mk_errf(err, errlen, "matchLabels.%s: %s", k, why);
         /* json_string_length: a value with a NUL inside fails check_value */
         int rc = add_req(out, k, kn, MK_KSEL_EQ);
         if (!rc)
@@ -364,22 +354,22 @@ static int expr_values(const json_t *vs, const char *opname, size_t i, mk_ksel *
     int want = op == MK_KSEL_IN || op == MK_KSEL_NOTIN;
     char why[256];
     if (vs && !json_is_null(vs) && !json_is_array(vs))
-        return fail(err, errlen, "matchExpressions[%zu].values: must be a list of strings", i);
+        return mk_errf(err, errlen, "matchExpressions[%zu].values: must be a list of strings", i);
     size_t n = json_array_size(vs);
     if (want && !n)
-        return fail(err, errlen, "matchExpressions[%zu].values: %s needs at least one value", i,
+        return mk_errf(err, errlen, "matchExpressions[%zu].values: %s needs at least one value", i,
                     opname);
     if (!want && n)
-        return fail(err, errlen, "matchExpressions[%zu].values: %s takes no values", i, opname);
+        return mk_errf(err, errlen, "matchExpressions[%zu].values: %s takes no values", i, opname);
     if (n > MK_KSEL_MAX)
-        return fail(err, errlen, "matchExpressions[%zu].values: %zu values; at most %d", i, n,
+        return mk_errf(err, errlen, "matchExpressions[%zu].values: %zu values; at most %d", i, n,
                     MK_KSEL_MAX);
     for (size_t j = 0; j < n; j++) {
         const json_t *v = json_array_get(vs, j);
         if (!json_is_string(v))
-            return fail(err, errlen, "matchExpressions[%zu].values[%zu]: must be a string", i, j);
+            return mk_errf(err, errlen, "matchExpressions[%zu].values[%zu]: must be a string", i, j);
         if (check_value(json_string_value(v), json_string_length(v), why, sizeof why))
-            return fail(err, errlen, "matchExpressions[%zu].values[%zu]: %s", i, j, why);
+            return mk_errf(err, errlen, "matchExpressions[%zu].values[%zu]: %s", i, j, why);
         if (add_value(out, json_string_value(v), json_string_length(v)))
             return nomem(err, errlen);
     }
@@ -391,27 +381,27 @@ static int from_expr(const json_t *e, size_t i, mk_ksel *out, char *err, size_t 
     char why[256], q[SNIP + 4];
     mk_ksel_op op;
     if (!json_is_object(e))
-        return fail(err, errlen, "matchExpressions[%zu]: must be an object with key, operator "
+        return mk_errf(err, errlen, "matchExpressions[%zu]: must be an object with key, operator "
                     "and values", i);
     const json_t *k = json_object_get(e, "key"), *o = json_object_get(e, "operator");
     if (!json_is_string(k))
-        return fail(err, errlen, "matchExpressions[%zu].key: %s", i,
+        return mk_errf(err, errlen, "matchExpressions[%zu].key: %s", i,
                     k ? "must be a string" : "missing");
     if (check_key(json_string_value(k), json_string_length(k), why, sizeof why))
-        return fail(err, errlen, "matchExpressions[%zu].key: %s", i, why);
+        return mk_errf(err, errlen, "matchExpressions[%zu].key: %s", i, why);
     if (!json_is_string(o))
-        return fail(err, errlen, "matchExpressions[%zu].operator: %s", i,
+        return mk_errf(err, errlen, "matchExpressions[%zu].operator: %s", i,
                     o ? "must be a string" : "missing");
     if (expr_op(json_string_value(o), &op)) {
         mk_text_snip(json_string_value(o), SNIP, q, sizeof q);
-        return fail(err, errlen, "matchExpressions[%zu].operator: '%s' is not In, NotIn, "
+        return mk_errf(err, errlen, "matchExpressions[%zu].operator: '%s' is not In, NotIn, "
                     "Exists or DoesNotExist", i, q);
     }
     int rc = add_req(out, json_string_value(k), json_string_length(k), op);
     if (rc == MK_KSEL_NOMEM)
         return nomem(err, errlen);
     if (rc)
-        return fail(err, errlen, "matchExpressions[%zu]: more than %d requirements with "
+        return mk_errf(err, errlen, "matchExpressions[%zu]: more than %d requirements with "
                     "matchLabels", i, MK_KSEL_MAX);
     return expr_values(json_object_get(e, "values"), json_string_value(o), i, out, err, errlen);
 }
@@ -421,9 +411,9 @@ static int from_exprs(const json_t *exprs, mk_ksel *out, char *err, size_t errle
     if (!exprs || json_is_null(exprs))
         return 0;
     if (!json_is_array(exprs))
-        return fail(err, errlen, "matchExpressions: must be a list");
+        return mk_errf(err, errlen, "matchExpressions: must be a list");
     if (json_array_size(exprs) > MK_KSEL_MAX)
-        return fail(err, errlen, "matchExpressions: %zu expressions; at most %d",
+        return mk_errf(err, errlen, "matchExpressions: %zu expressions; at most %d",
                     json_array_size(exprs), MK_KSEL_MAX);
     for (size_t i = 0; i < json_array_size(exprs); i++) {
         int rc = from_expr(json_array_get(exprs, i), i, out, err, errlen);
@@ -439,7 +429,7 @@ int mk_ksel_from_json(const json_t *sel, mk_ksel *out, char *err, size_t errlen)
     if (!sel || json_is_null(sel))
         return 0;
     if (!json_is_object(sel))
-        return fail(err, errlen, "a LabelSelector must be an object with matchLabels and "
+        return mk_errf(err, errlen, "a LabelSelector must be an object with matchLabels and "
                     "matchExpressions");
     int rc = from_labels(json_object_get(sel, "matchLabels"), out, err, errlen);
     if (!rc)

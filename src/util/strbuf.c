@@ -1,4 +1,4 @@
-/* strbuf.c - a growing string. */
+/* strbuf.c - a growing string, and messages into an error buffer. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,4 +61,13 @@ void mk_sb_free(mk_sb *b)
     free(b->s);
     b->s = NULL;
     b->len = b->cap = 0;
+}
+
+int mk_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
 }

@@ -89,7 +89,8 @@ int mk_write_atomic(const char *dir, const char *name, const void *data, size_t 
 int mk_file_equals(const char *path, const void *data, size_t len);
 
 
-/* strbuf.c: a growing string, for messages and details built piece by piece. */
+/* strbuf.c: a growing string, for messages and details built piece by
+ * piece, and the error buffer of parsers. */
 typedef struct mk_sb {
     char *s;        /* NUL-terminated once anything was added; else NULL */
     size_t len, cap;
@@ -104,6 +105,9 @@ const char *mk_sb_str(const mk_sb *b);
 /* Hands the text to the caller (NULL when empty) and empties the buffer. */
 char *mk_sb_take(mk_sb *b);
 void mk_sb_free(mk_sb *b);
+/* Writes a message into err[errlen] and returns -1: `return mk_errf(err,
+ * errlen, "bad %s", what);` for parsers that report through a buffer. */
+int mk_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 
 /* textclean.c: text from plugins, nodes and suites made fit for reports:
