@@ -117,8 +117,12 @@ class Fleet:
             if not left:
                 return got
             if time.time() > deadline:
+                asked = [(round(e["t"], 3), e.get("verb"), e.get("resource"), e["status"])
+                         for e in self.srv.log if left[0] in e.get("path", "")][-8:]
                 raise AssertionError(f"{len(left)} nodes not in {phases} after {timeout} s, e.g. "
-                                     f"{left[0]}: {self.phase(left[0], uid)}; log: {self.log(left[0])[-2000:]}")
+                                     f"{left[0]}: {self.phase(left[0], uid)}; its requests: {asked}; "
+                                     f"open GPUFault watches: {self.srv.active_watches_of('gpufaults')}; "
+                                     f"log: {self.log(left[0])[-2000:]}")
             time.sleep(0.05)
 
     def health(self, node):

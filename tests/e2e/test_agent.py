@@ -5,9 +5,10 @@ clear one at a time, a node that gains a label gets the faults that now
 select it, an agent restarted on its state neither repeats nor forgets,
 bad objects are reported Rejected with the reason (the agent lives on),
 and each node's GPUFaultReport says what its agent did."""
-import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 import unittest
 
@@ -118,6 +119,12 @@ class AgentTest(KubeTestCase):
         self.srv.set_label("gpu-a", "pool", "main")
         self.applied(f, ["gpu-a"], ("Cleared",))
         self.assertIn("it no longer selects this node", self.fleet.log("gpu-a"))
+
+    def test_agent_that_starts_later_gets_the_faults_that_hold(self):
+        f = self.create(fault("early", [5], {"ecc": "double"}))
+        self.fleet.start()
+        self.applied(f, ["gpu-a", "gpu-b"])
+        self.assertEqual(self.gpus("gpu-b")[5]["health"], "ecc")
 
     def test_restarted_agent_neither_repeats_nor_forgets(self):
         self.fleet.start()
@@ -234,6 +241,51 @@ class AgentTest(KubeTestCase):
         p = subprocess.run([MOKKA, "agent", "extra"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("unexpected argument 'extra'", p.stderr)
+
+
+class RealCluster(unittest.TestCase):
+    """With MOKKA_TEST_KUBECONFIG: the CRDs install with kubectl apply, and an
+    agent on the cluster's first node applies a fault that names it."""
+
+    def setUp(self):
+        self.kc = os.environ.get("MOKKA_TEST_KUBECONFIG")
+        if not self.kc:
+            self.skipTest("MOKKA_TEST_KUBECONFIG is not set: no real cluster to test against")
+        if not shutil.which("kubectl"):
+            self.skipTest("no kubectl to install the CRDs with")
+
+    def kubectl(self, *args):
+        p = subprocess.run(["kubectl", "--kubeconfig", self.kc, *args], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def test_agent_on_a_real_node(self):
+        self.kubectl("apply", "-f", CRD_FILE)
+        self.kubectl("wait", "--for=condition=Established", "crd/gpufaults.mokka.io",
+                     "crd/gpufaultreports.mokka.io", "--timeout=60s")
+        node = self.kubectl("get", "nodes", "-o", "jsonpath={.items[0].metadata.name}")
+        tmp = tempfile.mkdtemp(prefix="mokka-real-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        env = dict(os.environ, MOKKA_RUNTIME_DIR=tmp)
+        agent = subprocess.Popen([MOKKA, "agent", "--kubeconfig", self.kc, "--node", node,
+                                  "--state-dir", os.path.join(tmp, "state")],
+                                 stderr=subprocess.PIPE, text=True, env=env)
+        self.addCleanup(agent.kill)
+        name = "mokka-e2e-%d" % os.getpid()
+        self.addCleanup(subprocess.run, ["kubectl", "--kubeconfig", self.kc, "delete", "gpufault", name,
+                                         "--ignore-not-found"], capture_output=True)
+        time.sleep(2)
+        p = subprocess.run([MOKKA, "inject", "--kubeconfig", self.kc, "--node", node, "--gpu", "1",
+                            "--xid", "79", "--name", name, "--wait", "60s"],
+                           capture_output=True, text=True, env=env, timeout=90)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("applied on 1 of 1 nodes", p.stdout)
+        p = subprocess.run([MOKKA, "inject", "--kubeconfig", self.kc, "--clear", name, "--wait", "60s"],
+                           capture_output=True, text=True, env=env, timeout=90)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        agent.terminate()
+        self.assertEqual(agent.wait(30), 0, agent.stderr.read())
 
 
 if __name__ == "__main__":
