@@ -239,11 +239,14 @@ static void snapshot_free(snapshot *s)
     json_decref(s->lobj);
 }
 
-/* Called with mu held; takes references, parses after unlocking. */
+/* Called with mu held; parsed after unlocking. The watch thread changes
+ * the faults' map in place, so the snapshot is a copy of the map (the
+ * objects in it are shared: events replace them, never change them); the
+ * labels are replaced whole, so a reference does. */
 static void snapshot_take(mk_fagent *a, snapshot *s)
 {
     memset(s, 0, sizeof *s);
-    s->fobjs = json_incref(a->faults);
+    s->fobjs = json_copy(a->faults);    /* NULL when out of memory: snapshot_parse says so */
     s->lobj = json_incref(a->labels);
 }
 
@@ -251,6 +254,8 @@ static int snapshot_parse(snapshot *s)
 {
     const char *k;
     json_t *v;
+    if (!s->fobjs)
+        return -1;
     s->f = calloc(json_object_size(s->fobjs) + 1, sizeof *s->f);
     s->labels = calloc(json_object_size(s->lobj) + 1, sizeof *s->labels);
     if (!s->f || !s->labels)
