@@ -431,7 +431,8 @@ static int apply(mk_frec *r, want *w, touched *t)
         applied_free(&a);
         return -1;
     }
-    memcpy(a.pins, f->pins, f->npins * sizeof *a.pins);
+    if (f->npins)
+        memcpy(a.pins, f->pins, f->npins * sizeof *a.pins);
     raise_on(r, &a);
     for (unsigned g = 0; g < r->ndev; g++)
         if (a.hit[g])
@@ -652,8 +653,10 @@ const mk_fr_entry *mk_frec_entries(mk_frec *r, size_t *n, int *changed)
     mk_fr_entry *out = realloc(r->out, (r->ncur + r->nhist + 1) * sizeof *out);
     if (out) {
         r->out = out;
-        memcpy(out, r->cur, r->ncur * sizeof *out);
-        memcpy(out + r->ncur, r->hist, r->nhist * sizeof *out);
+        if (r->ncur)
+            memcpy(out, r->cur, r->ncur * sizeof *out);
+        if (r->nhist)
+            memcpy(out + r->ncur, r->hist, r->nhist * sizeof *out);
     }
     *n = out ? r->ncur + r->nhist : 0;
     *changed = r->changed;
