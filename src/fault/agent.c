@@ -239,15 +239,15 @@ static void snapshot_free(snapshot *s)
     json_decref(s->lobj);
 }
 
-/* Called with mu held; parsed after unlocking. The watch thread changes
- * the faults' map in place, so the snapshot is a copy of the map (the
- * objects in it are shared: events replace them, never change them); the
- * labels are replaced whole, so a reference does. */
+/* Called with mu held; parsed after unlocking. A deep copy: the watch
+ * threads change and free what they hold, and a json value shared between
+ * threads is not safe to free (jansson's last decref does not acquire what
+ * the other thread wrote). Faults are few; copying them is cheap. */
 static void snapshot_take(mk_fagent *a, snapshot *s)
 {
     memset(s, 0, sizeof *s);
-    s->fobjs = json_copy(a->faults);    /* NULL when out of memory: snapshot_parse says so */
-    s->lobj = json_incref(a->labels);
+    s->fobjs = json_deep_copy(a->faults);   /* NULL when out of memory: snapshot_parse says so */
+    s->lobj = a->labels ? json_deep_copy(a->labels) : NULL;
 }
 
 static int snapshot_parse(snapshot *s)
