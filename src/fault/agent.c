@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +53,6 @@ struct mk_fagent {
     int report_due;             /* the last write failed: retry at retry_ms */
     long long retry_ms, retry_step_ms;
     char last_write_err[1024];
-    atomic_ulong runs;
 };
 
 static long long unix_ms(void)
@@ -300,7 +298,6 @@ static int pass(mk_fagent *a, snapshot *s)
     long long next = 0, now = unix_ms();
     size_t n;
     int ch = 0;
-    atomic_fetch_add(&a->runs, 1);
     if (snapshot_parse(s) || mk_frec_run(a->rec, s->f, s->n, a->node, s->labels, s->nlabels, now, &next))
         say(a, 1, "out of memory while applying the GPUFaults; retrying at the next change");
     pthread_mutex_lock(&a->mu);
@@ -394,8 +391,7 @@ static int open_cluster(mk_fagent *a, char *err, size_t errlen)
     if (!(a->wf = start_watch(a, MK_GF_PATH, "GPUFaults", &fs, deadline, err, errlen))) {
         if (strstr(err, ": 404 "))
             snprintf(err + strlen(err), errlen - strlen(err), " (the API server does not know "
-                     "GPUFault objects: install their definition with kubectl apply -f "
-                     "ci/deploy/gpufault-crd.yaml)");
+                     "GPUFault objects: install their definition with " MK_GF_CRD_HINT ")");
         return -1;
     }
     char *npath = mk_knodes_path(a->node, NULL);
@@ -424,7 +420,6 @@ mk_fagent *mk_fagent_start(const mk_fagent_opts *o, char *err, size_t errlen)
     pthread_condattr_init(&ca);
     pthread_cond_init(&a->cv, &ca);
     pthread_condattr_destroy(&ca);
-    atomic_init(&a->runs, 0);
     if (!a->node || !a->state_path || !a->mode || !a->faults) {
         snprintf(err, errlen, "out of memory");
         mk_fagent_stop(a);
@@ -465,26 +460,6 @@ int mk_fagent_failed(mk_fagent *a, char *err, size_t errlen)
         snprintf(err, errlen, "%s", a->failure);
     pthread_mutex_unlock(&a->mu);
     return failed ? -1 : 0;
-}
-
-void mk_fagent_counts_get(mk_fagent *a, mk_fagent_counts *out)
-{
-    mk_khttp_counts c = { 0 };
-    mk_kwatch_counts w[2] = { 0 };
-    if (a->client)
-        mk_khttp_counts_get(mk_kclient_http(a->client), &c);
-    if (a->wf)
-        mk_kwatch_counts_get(a->wf, &w[0]);
-    if (a->wn)
-        mk_kwatch_counts_get(a->wn, &w[1]);
-    *out = (mk_fagent_counts){
-        .lists = c.lists + w[0].http.lists + w[1].http.lists,
-        .watches = c.watches + w[0].http.watches + w[1].http.watches,
-        .writes = c.writes + w[0].http.writes + w[1].http.writes,
-        .retries = c.retries + w[0].http.retries + w[1].http.retries,
-        .events = w[0].events + w[1].events,
-        .runs = atomic_load(&a->runs),
-    };
 }
 
 void mk_fagent_stop(mk_fagent *a)

@@ -39,11 +39,6 @@ mk_fagent *mk_fagent_start(const mk_fagent_opts *o, char *err, size_t errlen);
 /* 0 while it works; -1 with err once a watch failed for good. */
 int mk_fagent_failed(mk_fagent *a, char *err, size_t errlen);
 
-typedef struct mk_fagent_counts {
-    unsigned long lists, watches, writes, retries, events, runs;
-} mk_fagent_counts;
-void mk_fagent_counts_get(mk_fagent *a, mk_fagent_counts *out);
-
 /* Stops watching, writes a last report (running: false; a few seconds at
  * most) and frees everything. The faults stay on the state as they are. */
 void mk_fagent_stop(mk_fagent *a);

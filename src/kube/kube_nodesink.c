@@ -62,7 +62,7 @@ static int on_event(void *ctx, const char *type, json_t *obj, char *err, size_t 
 {
     mk_knodesink *s = ctx;
     if (!strcmp(type, "DELETED")) {
-        const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+        const char *name = mk_kobj_name(obj);
         if (name && mk_kstore_delete(s->store, name)) {
             snprintf(err, errlen, "out of memory");
             return -1;

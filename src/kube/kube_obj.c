@@ -56,11 +56,7 @@ int mk_kobj_request(mk_khttp *h, const mk_kobj_req *r, long *status, json_t **ou
     return rc;
 }
 
-static const char *meta(const json_t *obj, const char *key)
+const char *mk_kobj_name(const json_t *obj)
 {
-    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
 }
-
-const char *mk_kobj_name(const json_t *obj) { return meta(obj, "name"); }
-const char *mk_kobj_uid(const json_t *obj) { return meta(obj, "uid"); }
-const char *mk_kobj_rv(const json_t *obj) { return meta(obj, "resourceVersion"); }

@@ -28,9 +28,7 @@ typedef struct mk_kobj_req {
 int mk_kobj_request(mk_khttp *h, const mk_kobj_req *r, long *status, json_t **out,
                     char *reason, size_t reasonlen, char *err, size_t errlen);
 
-/* metadata.name / .uid / .resourceVersion of an object, or NULL. */
+/* metadata.name of an object, or NULL. */
 const char *mk_kobj_name(const json_t *obj);
-const char *mk_kobj_uid(const json_t *obj);
-const char *mk_kobj_rv(const json_t *obj);
 
 #endif
