@@ -17,6 +17,7 @@ import subprocess
 import time
 
 from cli_support import MOKKA, MOCK_VARS
+from kubetest import KubeTestCase
 
 GROUP = "mokka.io/v1alpha1"
 CRD_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -28,6 +29,14 @@ def rfc3339_ms(s):
     base, _, frac = s.rstrip("Z").partition(".")
     t = time.mktime(time.strptime(base, "%Y-%m-%dT%H:%M:%S")) - time.timezone
     return t + (float("0." + frac) if frac else 0.0)
+
+
+def gpufault(name, gpus, fault, nodes=None, duration=None):
+    """A GPUFault object."""
+    spec = {"nodes": nodes or {}, "gpus": gpus, "fault": fault}
+    if duration:
+        spec["duration"] = duration
+    return {"apiVersion": GROUP, "kind": "GPUFault", "metadata": {"name": name}, "spec": spec}
 
 
 def agent_env(home, runtime):
@@ -156,3 +165,25 @@ class Fleet:
                 p.kill()
                 codes[n] = p.wait()
         return codes
+
+
+class FleetCase(KubeTestCase):
+    """A stand-in API server with the GPUFault resources and the nodes in
+    NODES (name -> labels), and self.fleet of agents on them (not started);
+    the agents stop before the server, so their last reports reach it."""
+    NODES = {}
+
+    def setUp(self):
+        super().setUp()
+        if not os.access(MOKKA, os.X_OK):
+            self.skipTest(f"{MOKKA} not built")
+        self.server(nodes=())
+        self.srv.install_crds_file(CRD_FILE)
+        for n, labels in self.NODES.items():
+            self.srv.add_node(n, labels=labels)
+        self.fleet = Fleet(self.srv, self.kubeconfig(), self.dir, list(self.NODES))
+
+    def tearDown(self):
+        if hasattr(self, "fleet"):
+            self.fleet.stop()
+        super().tearDown()

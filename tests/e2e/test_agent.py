@@ -12,34 +12,13 @@ import tempfile
 import time
 import unittest
 
-from agentfleet import CRD_FILE, GROUP, Fleet
+from agentfleet import CRD_FILE, Fleet, FleetCase
+from agentfleet import gpufault as fault
 from cli_support import MOKKA
-from kubetest import KubeTestCase
 
 
-def fault(name, gpus, f, nodes=None, duration=None):
-    spec = {"nodes": nodes or {}, "gpus": gpus, "fault": f}
-    if duration:
-        spec["duration"] = duration
-    return {"apiVersion": GROUP, "kind": "GPUFault", "metadata": {"name": name}, "spec": spec}
-
-
-class AgentTest(KubeTestCase):
-
-    def setUp(self):
-        super().setUp()
-        if not os.access(MOKKA, os.X_OK):
-            self.skipTest(f"{MOKKA} not built")
-        self.server(nodes=())
-        self.srv.install_crds_file(CRD_FILE)
-        self.srv.add_node("gpu-a", labels={"pool": "canary"})
-        self.srv.add_node("gpu-b", labels={"pool": "main"})
-        self.fleet = Fleet(self.srv, self.kubeconfig(), self.dir, ["gpu-a", "gpu-b"])
-
-    def tearDown(self):
-        if hasattr(self, "fleet"):
-            self.fleet.stop()      # before the server: their last reports reach it
-        super().tearDown()
+class AgentTest(FleetCase):
+    NODES = {"gpu-a": {"pool": "canary"}, "gpu-b": {"pool": "main"}}
 
     def gpus(self, node):
         return self.fleet.health(node)["gpus"]

@@ -3,37 +3,20 @@ the agent thread) under churn, and stopping while they work; these run
 under TSan with `make tsan`: faults created and deleted faster than the
 agent writes its reports, the node's labels flipping meanwhile, then a
 SIGTERM in the middle of it. The end state must be exact, the exit clean."""
-import os
 import signal
 import threading
 import time
 import unittest
 
-from agentfleet import CRD_FILE, GROUP, Fleet
-from cli_support import MOKKA
-from kubetest import KubeTestCase
+from agentfleet import FleetCase, gpufault
 
 
-class AgentThreads(KubeTestCase):
-
-    def setUp(self):
-        super().setUp()
-        if not os.access(MOKKA, os.X_OK):
-            self.skipTest(f"{MOKKA} not built")
-        self.server(nodes=())
-        self.srv.install_crds_file(CRD_FILE)
-        self.srv.add_node("n1", labels={"pool": "a"})
-        self.fleet = Fleet(self.srv, self.kubeconfig(), self.dir, ["n1"])
-
-    def tearDown(self):
-        self.fleet.stop()
-        super().tearDown()
+class AgentThreads(FleetCase):
+    NODES = {"n1": {"pool": "a"}}
 
     def fault(self, name, gpu, sel=None):
-        spec = {"nodes": {"selector": {"matchLabels": sel}} if sel else {}, "gpus": [gpu],
-                "fault": {"xid": 31 + gpu}}
-        return self.srv.create_object("gpufaults", {"apiVersion": GROUP, "kind": "GPUFault",
-                                                    "metadata": {"name": name}, "spec": spec})
+        return self.srv.create_object("gpufaults", gpufault(
+            name, [gpu], {"xid": 31 + gpu}, {"selector": {"matchLabels": sel}} if sel else None))
 
     def test_churn_then_exact_state(self):
         self.fleet.start(timeout=120)
