@@ -418,12 +418,14 @@ void mk_state_mark_healthy(mk_state *st, unsigned dev)
     mk_state_wake(st);
 }
 
-void mk_state_hold(mk_state *st, unsigned dev, mk_fault_mode mode)
+void mk_state_hold(mk_state *st, unsigned dev, mk_fault_mode mode, unsigned xid)
 {
     if (mode == MK_FAULT_NONE) {
         mk_state_mark_healthy(st, dev);
         return;
     }
+    if (xid)
+        atomic_store(&st->dev[dev].last_xid, xid);
     atomic_store(&st->dev[dev].health, (uint32_t)mode);
     mk_state_wake(st);
 }

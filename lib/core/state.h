@@ -126,9 +126,10 @@ void mk_state_raise_ecc(mk_state *st, unsigned dev, int double_bit, int mig);
 void mk_state_mark_healthy(mk_state *st, unsigned dev);
 /* Sets the health to `mode` without an event: what a GPU shows when one of
  * the faults that broke it is cleared and another still holds (lost too:
- * a cleared lost GPU under an XID fault is back, unhealthy). NONE marks
- * it healthy. */
-void mk_state_hold(mk_state *st, unsigned dev, mk_fault_mode mode);
+ * a cleared lost GPU under an XID fault is back, unhealthy). `xid` is the
+ * XID of the fault that holds, shown as the last one (what reset status
+ * follows); 0 keeps the last one. NONE marks it healthy. */
+void mk_state_hold(mk_state *st, unsigned dev, mk_fault_mode mode, unsigned xid);
 void mk_state_pin(mk_state *st, unsigned dev, mk_metric m, int64_t v);
 void mk_state_unpin(mk_state *st, unsigned dev, mk_metric m);
 /* Wakes every process waiting on this state. */

@@ -302,6 +302,24 @@ unsigned mk_frec_ngpus(const mk_frec *r)
 
 /* --- acting on the GPUs ------------------------------------------------------------------ */
 
+/* Whether a is newer than b: pins of the newer fault win. */
+static int newer(const applied *a, const applied *b)
+{
+    return a->created_ms != b->created_ms ? a->created_ms > b->created_ms
+                                          : strcmp(a->name, b->name) > 0;
+}
+
+/* The XID a health fault raises: what its GPU shows as the last one. */
+static unsigned fault_xid(const applied *a)
+{
+    switch (a->kind) {
+    case MK_GF_XID: return a->xid;
+    case MK_GF_ECC_DOUBLE: return 48;
+    case MK_GF_LOST: return 79;
+    default: return 0;
+    }
+}
+
 /* The fault's event on each GPU it names, once. */
 static void raise_on(mk_frec *r, const applied *a)
 {
@@ -312,14 +330,15 @@ static void raise_on(mk_frec *r, const applied *a)
         case MK_GF_XID: mk_state_raise(&r->st, g, MK_FAULT_XID, a->xid, -1); break;
         case MK_GF_ECC_SINGLE: mk_state_raise_ecc(&r->st, g, 0, -1); break;
         case MK_GF_ECC_DOUBLE: mk_state_raise_ecc(&r->st, g, 1, -1); break;
-        case MK_GF_LOST: mk_state_raise(&r->st, g, MK_FAULT_LOST, 79, -1); break;
+        case MK_GF_LOST: mk_state_raise(&r->st, g, MK_FAULT_LOST, fault_xid(a), -1); break;
         case MK_GF_HEALTHY: mk_state_mark_healthy(&r->st, g); break;
         case MK_GF_SET: break;          /* pins: settle_pins */
         }
     }
 }
 
-/* After a health fault left GPU g: the worst of those that still hold, or
+/* After a health fault left GPU g: the worst of those that still hold, with
+ * the XID of the newest of them (whichever order they were raised in), or
  * healthy. */
 static void settle_health(mk_frec *r, unsigned g)
 {
@@ -327,14 +346,11 @@ static void settle_health(mk_frec *r, unsigned g)
     for (size_t i = 0; i < r->nap; i++)
         if (r->ap[i].hit[g])
             mode = worse(mode, severity(r->ap[i].kind));
-    mk_state_hold(&r->st, g, (mk_fault_mode)mode);
-}
-
-/* Whether a is newer than b: pins of the newer fault win. */
-static int newer(const applied *a, const applied *b)
-{
-    return a->created_ms != b->created_ms ? a->created_ms > b->created_ms
-                                          : strcmp(a->name, b->name) > 0;
+    const applied *best = NULL;
+    for (size_t i = 0; mode != MK_FAULT_NONE && i < r->nap; i++)
+        if (r->ap[i].hit[g] && severity(r->ap[i].kind) == mode && (!best || newer(&r->ap[i], best)))
+            best = &r->ap[i];
+    mk_state_hold(&r->st, g, (mk_fault_mode)mode, best ? fault_xid(best) : 0);
 }
 
 /* Each metric in `metrics` on GPU g: the newest holder's value, or the

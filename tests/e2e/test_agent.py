@@ -50,19 +50,28 @@ class AgentTest(FleetCase):
         self.assertEqual(self.gpus("gpu-a")[3]["xidCount"], 1)
 
     def test_two_faults_on_one_gpu_clear_one_at_a_time(self):
+        # Both orders of raising: the XID fault first (seen apart), then the
+        # lost one; and the lost one first. What holds after clearing the
+        # lost fault is the same either way.
         self.fleet.start()
-        x = self.create(fault("x", [1], {"xid": 31}, {"names": ["gpu-b"]}))
-        lost = self.create(fault("l", [1, 2], {"lost": True}, {"names": ["gpu-b"]}))
-        self.applied(x, ["gpu-b"])
-        self.applied(lost, ["gpu-b"])
-        self.assertEqual([g["health"] for g in self.gpus("gpu-b")[1:3]], ["lost", "lost"])
-        self.srv.delete_object("gpufaults", "l")
-        self.applied(lost, ["gpu-b"], ("Cleared",))
-        g = self.gpus("gpu-b")
-        self.assertEqual((g[1]["health"], g[2]["health"]), ("xid 79", "healthy"))
-        self.srv.delete_object("gpufaults", "x")
-        self.applied(x, ["gpu-b"], ("Cleared",))
-        self.assertEqual(self.gpus("gpu-b")[1]["health"], "healthy")
+        for first, second in (("xid", "lost"), ("lost", "xid")):
+            with self.subTest(first=first):
+                objs = {"xid": fault("x", [1], {"xid": 31}, {"names": ["gpu-b"]}),
+                        "lost": fault("l", [1, 2], {"lost": True}, {"names": ["gpu-b"]})}
+                a = self.create(objs[first])
+                self.applied(a, ["gpu-b"])
+                b = self.create(objs[second])
+                self.applied(b, ["gpu-b"])
+                x, lost = (a, b) if first == "xid" else (b, a)
+                self.assertEqual([g["health"] for g in self.gpus("gpu-b")[1:3]], ["lost", "lost"])
+                self.srv.delete_object("gpufaults", "l")
+                self.applied(lost, ["gpu-b"], ("Cleared",))
+                g = self.gpus("gpu-b")
+                self.assertEqual((g[1]["health"], g[1]["lastXid"], g[2]["health"]),
+                                 ("xid 31", 31, "healthy"))
+                self.srv.delete_object("gpufaults", "x")
+                self.applied(x, ["gpu-b"], ("Cleared",))
+                self.assertEqual(self.gpus("gpu-b")[1]["health"], "healthy")
 
     def test_every_gpu_of_every_node_and_expiry(self):
         self.fleet.start()
