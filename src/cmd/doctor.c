@@ -6,6 +6,7 @@
 #include "cmds.h"
 #include "commands.h"
 #include "doctor/doctor.h"
+#include "run/run.h"
 
 const char cmd_doctor_summary[] = "check the library, a process on the mock and kubelet sockets";
 const char cmd_doctor_help[] =
@@ -41,7 +42,6 @@ const char cmd_doctor_help[] =
     "Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 usage\n"
     "error, 3 doctor itself cannot run (no /proc).\n";
 
-#define KUBELET_PLUGIN_DIR "/var/lib/kubelet/device-plugins"
 
 int cmd_doctor(int argc, char **argv)
 {
@@ -84,8 +84,7 @@ int cmd_doctor(int argc, char **argv)
     mk_doctor_library(&d, config);
     if (pid)
         mk_doctor_process(&d, (pid_t)pid);
-    const char *dflt = getenv("MOKKA_KUBELET_DIR");
-    mk_doctor_sockets(&d, dflt && *dflt ? dflt : KUBELET_PLUGIN_DIR, 0);
+    mk_doctor_sockets(&d, mk_kubelet_dir(), 0);
     if (kdir)
         mk_doctor_sockets(&d, kdir, 1);
     printf("doctor: %d passed, %d failed, %d warnings\n", d.passed, d.failed, d.warned);

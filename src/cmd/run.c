@@ -83,6 +83,9 @@ const char cmd_run_help[] =
     "      --color WHEN           auto, always or never\n"
     "  -h, --help                 show this help\n"
     "\n"
+    "Environment: MOKKA_KUBELET_DIR names the kubelet's directory for cluster mode\n"
+    "and --no-sandbox (default /var/lib/kubelet/device-plugins).\n"
+    "\n"
     "Exit status: 0 every check passed, 1 a check failed, 2 usage or config\n"
     "error, 3 the plugin or the environment failed (a report is still written).\n"
     "\n"
@@ -502,9 +505,10 @@ static int open_kubelet(run *r, char *err, size_t errlen)
 static int open_cluster(run *r, char *err, size_t errlen)
 {
     struct stat st;
-    if (stat(MK_KUBELET_DIR, &st) != 0) {
+    if (stat(mk_kubelet_dir(), &st) != 0) {
         snprintf(err, errlen, "%s does not exist: cluster mode runs the plugin under the "
-                 "node's kubelet (run mokka on the node, e.g. in the DaemonSet of ci/)", MK_KUBELET_DIR);
+                 "node's kubelet (run mokka on the node, e.g. in the DaemonSet of ci/; "
+                 "MOKKA_KUBELET_DIR names another directory)", mk_kubelet_dir());
         mk_err("run", "%s", err);
         mk_report_error(&r->rep, "mokka-run", "node's kubelet", "%s", err);
         return -1;
@@ -606,8 +610,15 @@ static int start(run *r)
     }
     if (!r->o.cluster && open_kubelet(r, err, sizeof err))
         return MK_EXIT_ENV;
-    mk_plugenv_opts po = { lib_file, lib_dir, r->o.config ? r->config_abs : NULL, r->run_dir,
-                           r->o.node, r->o.env };
+    /* Outside the sandbox a kubelet elsewhere (MOKKA_KUBELET_DIR) is the
+     * plugin's to register with too. */
+    char kubelet_sock[4300];
+    snprintf(kubelet_sock, sizeof kubelet_sock, "%s/kubelet.sock", r->sb.kubelet_dir);
+    mk_plugenv_opts po = { .lib_file = lib_file, .lib_dir = lib_dir,
+                           .config_path = r->o.config ? r->config_abs : NULL,
+                           .state_dir = r->run_dir, .node_name = r->o.node, .extra = r->o.env,
+                           .kubelet_socket = !sandbox && strcmp(r->sb.kubelet_dir, MK_KUBELET_DIR)
+                                             ? kubelet_sock : NULL };
     char log_path[4300];
     snprintf(log_path, sizeof log_path, "%s/plugin.log", r->run_dir);
     mk_super_opts so = { r->cmd.argv, NULL, &r->sb, log_path, r->o.verbose, r->o.restart_limit, 1,

@@ -182,6 +182,8 @@ int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t 
     rc = rc ? rc : add(&env, &n, "MOKKA_CLI=%s%s", "run", "");
     if (o->node_name)
         rc = rc ? rc : add(&env, &n, "MOKKA_NODE_NAME=%s%s", o->node_name, "");
+    if (o->kubelet_socket)
+        rc = rc ? rc : add(&env, &n, "KUBELET_SOCKET=%s%s", o->kubelet_socket, "");
     for (char *const *x = o->extra; x && *x && rc == 0; x++) {
         /* --env replaces whatever was set above or inherited. */
         size_t k = strcspn(*x, "=");

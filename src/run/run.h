@@ -42,6 +42,12 @@ typedef struct mk_sandbox {
     int enabled;            /* 0: --no-sandbox, the plugin sees the real paths */
 } mk_sandbox;
 
+/* The kubelet's device-plugin directory on this host, for cluster mode and
+ * --no-sandbox: $MOKKA_KUBELET_DIR (a kubelet with another root directory,
+ * a test's stand-in), else MK_KUBELET_DIR. The sandbox always shows the
+ * plugin MK_KUBELET_DIR. */
+const char *mk_kubelet_dir(void);
+
 /* Whether this process can make a mount namespace (as root, or through a
  * user namespace). 1 yes; 0 no, with the reason in why. Forks a short-lived
  * child to try, so the caller's namespaces are untouched. */
@@ -111,6 +117,7 @@ typedef struct mk_plugenv_opts {
     const char *config_path;          /* absolute, or NULL for the built-in universe */
     const char *state_dir;            /* MOKKA_STATE_DIR */
     const char *node_name;
+    const char *kubelet_socket;       /* KUBELET_SOCKET, or NULL to leave it out */
     char *const *extra;               /* --env NAME=VALUE, NULL-terminated (may be NULL) */
 } mk_plugenv_opts;
 

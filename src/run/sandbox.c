@@ -205,9 +205,9 @@ int mk_sandbox_prepare(mk_sandbox *sb, const char *run_dir, const mk_universe *u
     snprintf(sb->run_dir, sizeof sb->run_dir, "%s", run_dir);
     sb->enabled = enabled;
     if (!enabled) {
-        snprintf(sb->kubelet_dir, sizeof sb->kubelet_dir, "%s", MK_KUBELET_DIR);
-        if (mkdir_p(MK_KUBELET_DIR, 0755) != 0)
-            return fail(err, errlen, "cannot create %s: %s", MK_KUBELET_DIR, strerror(errno));
+        snprintf(sb->kubelet_dir, sizeof sb->kubelet_dir, "%s", mk_kubelet_dir());
+        if (mkdir_p(sb->kubelet_dir, 0755) != 0)
+            return fail(err, errlen, "cannot create %s: %s", sb->kubelet_dir, strerror(errno));
         return 0;
     }
     snprintf(sb->kubelet_dir, sizeof sb->kubelet_dir, "%s/kubelet", run_dir);
@@ -432,6 +432,12 @@ int mk_sandbox_enter(const mk_sandbox *sb, char *err, size_t errlen)
     if (dmi(sb, &nshadow, err, errlen) != 0)
         return -1;
     return shadow_dev(sb, &nshadow, err, errlen);
+}
+
+const char *mk_kubelet_dir(void)
+{
+    const char *dir = getenv("MOKKA_KUBELET_DIR");
+    return dir && *dir ? dir : MK_KUBELET_DIR;
 }
 
 int mk_sandbox_available(char *why, size_t len)

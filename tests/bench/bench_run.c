@@ -136,7 +136,7 @@ static void one_launch(char *const *plugin, size_t nargs, const mk_universe *u, 
     snprintf(lib_dir, sizeof lib_dir, "%s", lib);
     *strrchr(lib_dir, '/') = 0;
     mk_plugin_cmd cmd;
-    mk_plugenv_opts po = { lib, lib_dir, NULL, dir, NULL, NULL };
+    mk_plugenv_opts po = { .lib_file = lib, .lib_dir = lib_dir, .state_dir = dir };
     if (mk_plugin_resolve(plugin[0], plugin + 1, nargs - 1, &cmd, err, sizeof err) != 0 ||
         mk_plugin_env(&cmd, &po, err, sizeof err) != 0)
         bench_die("%s", err);

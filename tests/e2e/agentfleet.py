@@ -39,6 +39,15 @@ def gpufault(name, gpus, fault, nodes=None, duration=None):
     return {"apiVersion": GROUP, "kind": "GPUFault", "metadata": {"name": name}, "spec": spec}
 
 
+def live_stats(state_dir, env):
+    """`mokka stats --json` of the live state in state_dir."""
+    out = subprocess.run([MOKKA, "stats", "--state-dir", state_dir, "--json"],
+                         capture_output=True, text=True, env=env, timeout=30)
+    if out.returncode:
+        raise AssertionError(f"mokka stats --state-dir {state_dir}: {out.stderr}")
+    return json.loads(out.stdout)
+
+
 def agent_env(home, runtime):
     env = {k: v for k, v in os.environ.items()
            if k not in MOCK_VARS and k not in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST")
@@ -86,7 +95,7 @@ class Fleet:
         while True:
             missing = [n for n in nodes if not ((self.report(n) or {}).get("status", {})
                                                  .get("agent", {}).get("running"))]
-            dead = [n for n in nodes if self.procs[n].poll() is not None]
+            dead = [n for n in nodes if n in self.procs and self.procs[n].poll() is not None]
             if dead:
                 raise AssertionError(f"agents exited: {dead[:5]}: {self.log(dead[0])}")
             if not missing:
@@ -136,11 +145,7 @@ class Fleet:
 
     def health(self, node):
         """Per GPU health of the node's live state, from `mokka stats --json`."""
-        out = subprocess.run([MOKKA, "stats", "--state-dir", self.state_dir(node), "--json"],
-                             capture_output=True, text=True, env=self.env, timeout=30)
-        if out.returncode:
-            raise AssertionError(f"mokka stats for {node}: {out.stderr}")
-        return json.loads(out.stdout)
+        return live_stats(self.state_dir(node), self.env)
 
     def rss_kib(self):
         total = []
@@ -172,13 +177,15 @@ class FleetCase(KubeTestCase):
     NODES (name -> labels), and self.fleet of agents on them (not started);
     the agents stop before the server, so their last reports reach it."""
     NODES = {}
+    CRDS = True     # the GPUFault resources installed
 
     def setUp(self):
         super().setUp()
         if not os.access(MOKKA, os.X_OK):
             self.skipTest(f"{MOKKA} not built")
         self.server(nodes=())
-        self.srv.install_crds_file(CRD_FILE)
+        if self.CRDS:
+            self.srv.install_crds_file(CRD_FILE)
         for n, labels in self.NODES.items():
             self.srv.add_node(n, labels=labels)
         self.fleet = Fleet(self.srv, self.kubeconfig(), self.dir, list(self.NODES))
