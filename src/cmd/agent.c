@@ -120,21 +120,12 @@ static int make_state(const agent_opts *o, mk_nvml *nv, char *dir, size_t dirlen
     return 0;
 }
 
-static void agent_log(void *ctx, int warning, const char *msg)
-{
-    (void)ctx;
-    if (warning)
-        mk_err("agent", "warning: %s", msg);
-    else
-        mk_info("agent", "%s", msg);
-}
-
 static int serve(const agent_opts *o, const char *node, const char *dir, const char *path)
 {
     char err[2048];
     mk_fagent_opts fo = { .kubeconfig = o->kubeconfig, .context = o->context, .node = node,
                           .state_path = path, .mode = "agent", .verbose = o->verbose,
-                          .log = agent_log };
+                          .log = mk_log_as, .log_ctx = (void *)"agent" };
     mk_fagent *a = mk_fagent_start(&fo, err, sizeof err);
     if (!a) {
         mk_err("agent", "%s", err);

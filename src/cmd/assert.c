@@ -169,15 +169,6 @@ static int load(const assert_opts *o, mk_suite **suites, mk_universe **u)
     return bad ? MK_EXIT_USAGE : 0;
 }
 
-static void kube_log(void *ctx, int warning, const char *msg)
-{
-    (void)ctx;
-    if (warning)
-        mk_err("assert", "warning: %s", msg);
-    else
-        mk_info("assert", "%s", msg);
-}
-
 /* With a selector that matches nothing yet, wait for nodes (a cluster that
  * is still coming up) until the deadline; none then is an error. */
 static int wait_nodes(mk_nodesrc *src, const assert_opts *o, mk_report *rep, time_t deadline)
@@ -213,7 +204,8 @@ static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, 
 {
     char err[1024], who[1024];
     mk_kube_opts ko = o->kube;
-    ko.log = kube_log;
+    ko.log = mk_log_as;
+    ko.log_ctx = (void *)"assert";
     /* Reaching the cluster must leave time for the report within --timeout
      * (the watchdog only marks the run cancelled; it cannot cut a request). */
     if (o->timeout * 1000 < MK_KUBE_OPEN_TIMEOUT_MS)

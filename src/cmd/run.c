@@ -785,15 +785,6 @@ static int finish(run *r, int rc)
     return rc;
 }
 
-static void agent_log(void *ctx, int warning, const char *msg)
-{
-    (void)ctx;
-    if (warning)
-        mk_err("run", "warning: %s", msg);
-    else
-        mk_info("run", "%s", msg);
-}
-
 /* In cluster mode the held node also applies the cluster's GPUFaults to
  * the plugin's live state. Without them (no CRD, no access) the plugin
  * still serves: said once, as a warning. */
@@ -803,7 +794,8 @@ static mk_fagent *start_agent(run *r)
     snprintf(path, sizeof path, "%s/state", r->run_dir);
     mk_fagent_opts fo = { .kubeconfig = r->o.kubeconfig, .context = r->o.context,
                           .node = r->u->node, .state_path = path, .mode = "run",
-                          .verbose = r->o.verbose, .log = agent_log };
+                          .verbose = r->o.verbose, .log = mk_log_as,
+                          .log_ctx = (void *)"run" };
     mk_fagent *a = mk_fagent_start(&fo, err, sizeof err);
     if (!a)
         mk_err("run", "warning: GPUFaults will not be applied to this node: %s", err);

@@ -13,15 +13,6 @@
 #include "report/report.h"
 #include "util/util.h"
 
-static void kube_log(void *ctx, int warning, const char *msg)
-{
-    (void)ctx;
-    if (warning)
-        mk_err("inject", "warning: %s", msg);
-    else
-        mk_info("inject", "%s", msg);
-}
-
 /* --- describing a fault --------------------------------------------------------- */
 
 /* "3", "0,2", "all", "GPU-abc". */
@@ -326,7 +317,7 @@ int mk_gfcli_run(const mk_gfcli *o)
 {
     mk_gfconn c;
     char err[2048];
-    mk_klog log = { .fn = kube_log };
+    mk_klog log = { .fn = mk_log_as, .ctx = (void *)"inject" };
     json_t *body = NULL;
     if (o->action == MK_GFCLI_CREATE && !(body = mk_gfault_build(&o->req, err, sizeof err)))
         return mk_usage_error("inject", "%s", err);

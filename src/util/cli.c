@@ -79,3 +79,11 @@ void mk_info(const char *cmd, const char *fmt, ...)
     vmsg(cmd, fmt, ap);
     va_end(ap);
 }
+
+void mk_log_as(void *cmd, int warning, const char *msg)
+{
+    if (warning)
+        mk_err(cmd, "warning: %s", msg);
+    else
+        mk_info(cmd, "%s", msg);
+}

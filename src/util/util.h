@@ -38,6 +38,10 @@ const char *mk_sgr(FILE *f, const char *code);
  * progress/info lines (mk_info). */
 void mk_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mk_info(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A log callback of the kube client and the fault agent that prints as
+ * command `cmd` (a const char *): warnings with mk_err, the rest with
+ * mk_info. */
+void mk_log_as(void *cmd, int warning, const char *msg);
 
 
 /* child.c: called first in a forked child with the pid of the process that
