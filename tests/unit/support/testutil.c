@@ -148,16 +148,26 @@ int mk_test_nthreads(void)
     return count_dir("/proc/self/task", NULL);
 }
 
-static void *noop(void *arg)
+static void *note_tid(void *arg)
 {
-    return arg;
+    *(pid_t *)arg = gettid();
+    return NULL;
 }
 
 int mk_test_thread_baseline(void)
 {
     pthread_t t;
-    if (pthread_create(&t, NULL, noop, NULL) == 0)
+    pid_t tid = 0;
+    if (pthread_create(&t, NULL, note_tid, &tid) == 0)
         pthread_join(t, NULL);
+    /* pthread_join returns once the thread has cleared its tid, which is
+     * before the kernel takes it out of /proc/self/task: counted then, the
+     * baseline would hold one thread that is already gone. */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+    double end = mk_test_now_ms() + 2000;
+    while (tid && access(path, F_OK) == 0 && mk_test_now_ms() < end)
+        mk_test_sleep_ms(1);
     return mk_test_nthreads();
 }
 

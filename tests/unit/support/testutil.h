@@ -59,7 +59,8 @@ int mk_test_wait(pid_t pid);
  * them that are sockets. */
 int mk_test_nthreads(void);
 /* The thread count to come back to: ThreadSanitizer starts a thread of its
- * own at the first pthread_create, so this starts (and joins) one first. */
+ * own at the first pthread_create, so this starts (and joins) one first,
+ * and counts once that one has left /proc/self/task. */
 int mk_test_thread_baseline(void);
 int mk_test_nfds(void);
 /* A thread's state letter from /proc/self/task/<tid>/stat ('R', 'S', ...),
