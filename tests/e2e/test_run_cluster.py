@@ -18,7 +18,7 @@ import threading
 import time
 
 from agentfleet import FleetCase, gpufault, live_stats
-from cli_support import MOKKA, MOCK_VARS
+from cli_support import MOKKA, MOCK_VARS, SAN
 from kubetest import BUILD, SLOW
 
 FAKE = os.path.join(BUILD, "build", "tests", "fake-device-plugin")
@@ -49,8 +49,11 @@ class HeldRun:
                    XDG_CACHE_HOME=os.path.join(self.dir, "cache"), **(extra_env or {}))
         self.kubelet = kubelet
         self.lines, self.cond = [], threading.Condition()
+        # Under ASan the stand-in plugin loads an instrumented library it
+        # was not linked with first.
+        san = ["--env", "ASAN_OPTIONS=verify_asan_link_order=0"] if SAN == "asan" else []
         self.p = subprocess.Popen([MOKKA, "run", "--kubeconfig", case.kubeconfig(), "--node", NODE,
-                                   "--suite", suite, "--hold", "-v", "--", FAKE],
+                                   "--suite", suite, "--hold", "-v", *san, "--", FAKE],
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, text=True, env=env)
         self.reader = threading.Thread(target=self._read, daemon=True)
