@@ -42,7 +42,6 @@ const char cmd_doctor_help[] =
     "Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 usage\n"
     "error, 3 doctor itself cannot run (no /proc).\n";
 
-
 int cmd_doctor(int argc, char **argv)
 {
     static const struct option opts[] = {

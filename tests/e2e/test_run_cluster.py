@@ -6,7 +6,8 @@ the node's agent applies the GPUFaults that select the node to the
 plugin's own live state (the plugin sees the XID and marks the GPU
 unhealthy), reports them in the node's GPUFaultReport, clears them when
 they are deleted, and says it stopped when the run ends. Without the
-GPUFault resources the plugin is still held, with one warning.
+GPUFault resources the plugin is still held, with one warning; a kubelet
+directory that does not exist is named, and the run ends with exit 3.
 
 No kubelet listens here: the node object of the stand-in already
 advertises the GPUs, and the stand-in plugin retries its registration."""
@@ -37,16 +38,17 @@ class HeldRun:
     """`mokka run --kubeconfig ... --hold -v` in the background, its stderr
     collected line by line."""
 
-    def __init__(self, case, extra_env=None):
+    def __init__(self, case, kubelet=None):
         self.dir = case.dir
         suite = os.path.join(self.dir, "ready.yaml")
         with open(suite, "w") as f:
             f.write(READY_SUITE)
-        kubelet = os.path.join(self.dir, "kubelet")
-        os.makedirs(kubelet, exist_ok=True)
+        if not kubelet:
+            kubelet = os.path.join(self.dir, "kubelet")
+            os.makedirs(kubelet, exist_ok=True)
         env = {k: v for k, v in case.env().items() if k not in MOCK_VARS}
         env.update(MOKKA_KUBELET_DIR=kubelet, MOKKA_RUNTIME_DIR=os.path.join(self.dir, "run"),
-                   XDG_CACHE_HOME=os.path.join(self.dir, "cache"), **(extra_env or {}))
+                   XDG_CACHE_HOME=os.path.join(self.dir, "cache"))
         self.kubelet = kubelet
         self.lines, self.cond = [], threading.Condition()
         # Under ASan the stand-in plugin loads an instrumented library it
@@ -162,3 +164,16 @@ class RunClusterHoldWithoutResources(HeldRunCase):
         self.assertIsNone(r.p.poll(), "the run ended: " + r.text()[-2000:])
         self.assertEqual(r.stop(), 0, r.text()[-3000:])
         self.run_ = None
+
+
+class RunClusterNoKubeletDir(HeldRunCase):
+    def test_a_missing_kubelet_directory_is_named(self):
+        missing = os.path.join(self.dir, "no", "kubelet")
+        r = self.run_ = HeldRun(self, kubelet=missing)
+        r.p.wait(60 * SLOW)
+        self.assertEqual(r.stop(), 3, r.text()[-3000:])
+        self.run_ = None
+        self.assertIn(f"{missing} does not exist: cluster mode runs the plugin under the node's "
+                      "kubelet", r.text())
+        self.assertIn("MOKKA_KUBELET_DIR names another directory", r.text())
+        self.assertFalse(os.path.exists(missing), "the run made the directory")
