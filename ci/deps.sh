@@ -8,8 +8,9 @@
 # The NVIDIA test peers (the real libnvidia-ml.so.1 export list, NVIDIA's
 # nvml.h for the ABI check, pynvml, nvidia-smi) live in Debian's contrib and
 # non-free components (Ubuntu: multiverse). When they are not enabled, this
-# script enables them in a file of its own and says so; nothing else in the
-# apt configuration is touched.
+# script enables them in a file of its own and says so, from the archive the
+# machine's apt sources already use (ci/apt-archive.sh: a mirror or proxy
+# stays in use); nothing else in the apt configuration is touched.
 set -eu
 
 quiet=0
@@ -60,15 +61,18 @@ enable_nonfree() {
     [ -e "$f" ] && return 0
     case "${ID:-}" in
     debian)
-        echo "deps: enabling Debian contrib and non-free (NVIDIA test peers only) in $f" >&2
+        # The archive the machine already uses (its mirror or proxy), never
+        # a host of our own.
+        archive=$(sh "$(dirname "$0")/apt-archive.sh" "$codename") || exit 3
+        echo "deps: enabling Debian contrib and non-free (NVIDIA test peers only) in $f," \
+            "from $(echo "$archive" | sed -n 's/^URIs: //p')" >&2
         $SUDO sh -c "cat > $f" <<EOF
 # Added by Mokka's ci/deps.sh: NVIDIA's NVML library, header, pynvml and
-# nvidia-smi for Mokka's tests (no driver is installed).
+# nvidia-smi for Mokka's tests (no driver is installed), from the archive
+# this machine's apt sources already use for $codename.
 Types: deb
-URIs: http://deb.debian.org/debian
-Suites: $codename $codename-updates
+$archive
 Components: contrib non-free
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
         ;;
     ubuntu)
