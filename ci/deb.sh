@@ -24,7 +24,7 @@ export SOURCE_DATE_EPOCH
 tree="build-deb/mokka-$version"
 rm -rf build-deb
 mkdir -p "$tree"
-git ls-files -z -- Makefile README.md lib src fixtures completions |
+git ls-files -z -- Makefile README.md LICENSE lib src fixtures completions |
     tar --null -T - -cf - | tar -xf - -C "$tree"
 cp -R ci/debian "$tree/debian"
 cat > "$tree/debian/changelog" <<END

@@ -8,7 +8,8 @@
 #
 # An archive unpacks to mokka_VERSION_linux_ARCH/: mokka (it carries the
 # library), libnvidia-ml.so.1 beside it (mokka prefers that copy; images and
-# LD_LIBRARY_PATH use it), mokka.1, completions/, fixtures/, README.md.
+# LD_LIBRARY_PATH use it), mokka.1, completions/, fixtures/, README.md,
+# LICENSE (Apache-2.0).
 # Reproducible: file times are the last commit's (SOURCE_DATE_EPOCH), owners
 # 0, names sorted, gzip without a name or time; two runs give the same bytes.
 set -eu
@@ -58,7 +59,7 @@ pack() {
     chmod 755 "$stage/mokka"
     # byte for byte the copy mokka carries, so that mokka uses this file
     install -m 644 "build-dist/$arch/lib/libnvidia-ml.so.1" "$stage/libnvidia-ml.so.1"
-    install -m 644 src/mokka.1 README.md "$stage/"
+    install -m 644 src/mokka.1 README.md LICENSE "$stage/"
     install -m 644 completions/mokka.bash completions/_mokka completions/mokka.fish "$stage/completions/"
     cp -R fixtures/profiles fixtures/configs fixtures/suites "$stage/fixtures/"
     find "$stage" -type d -exec chmod 755 {} +

@@ -35,6 +35,8 @@ for f in /usr/bin/mokka "$libdir/libnvidia-ml.so.1" /usr/share/man/man1/mokka.1.
          /usr/share/mokka/profiles/a100-sxm4-40gb.yaml /usr/share/mokka/suites/smoke.yaml; do
     echo "$list" | grep -qx "$f" || fail "the package has no $f"
 done
+dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/share/doc/mokka/copyright |
+    grep -qx 'License: Apache-2.0' || fail "the package's copyright file does not say Apache-2.0"
 if echo "$list" | grep -E "^/(usr/)?lib/($triplet/)?libnvidia-ml" >/dev/null; then
     fail "the package puts libnvidia-ml on the default linker path"
 fi

@@ -30,7 +30,7 @@ step() {
 # shellcheck disable=SC2086
 m() { $emu ./mokka "$@"; }
 
-for f in mokka libnvidia-ml.so.1 mokka.1 README.md completions/mokka.bash completions/_mokka \
+for f in mokka libnvidia-ml.so.1 mokka.1 README.md LICENSE completions/mokka.bash completions/_mokka \
          completions/mokka.fish fixtures/profiles/a100-sxm4-40gb.yaml fixtures/configs/dgx-a100.yaml \
          fixtures/suites/smoke.yaml; do
     [ -f "$f" ] || fail "the archive has no $f"
