@@ -41,7 +41,9 @@ const char cmd_run_help[] =
     "Runs the NVIDIA device plugin (or any plugin with the same contract) on\n"
     "Mokka's virtual GPUs, in a GPU-node sandbox with a built-in kubelet; waits\n"
     "until it registers; runs suites against what the node would advertise;\n"
-    "writes a JUnit report. With no --suite, the built-in smoke suite runs.\n"
+    "writes a JUnit report. With no --suite, the built-in smoke suite runs,\n"
+    "written for the universe and the plugin's MIG strategy (--mig-strategy,\n"
+    "or -e MIG_STRATEGY=).\n"
     "Suite cases can run commands in the sandbox (exec:, as-allocated: N for\n"
     "the environment an Allocate returns), e.g. NVIDIA's nvidia-smi.\n"
     "\n"
@@ -280,12 +282,18 @@ static int load_inputs(run *r)
         if (!r->o.nsuites) {
             /* The built-in smoke suite; in cluster mode the one that checks
              * the node object, since the API server has no device list. */
-            const char *name = r->o.cluster ? "cluster-smoke" : "smoke";
-            const mk_blob *b = mk_blob_find(mk_suite_blobs, name);
-            char file[64];
-            snprintf(file, sizeof file, "%s.yaml", name);
-            if (b && (r->suites[0] = mk_suite_load_mem(file, b->data, b->len, &d)))
-                r->nsuites = 1;
+            if (r->o.cluster) {
+                const mk_blob *b = mk_blob_find(mk_suite_blobs, "cluster-smoke");
+                if (b && (r->suites[0] = mk_suite_load_mem("cluster-smoke.yaml", b->data, b->len, &d)))
+                    r->nsuites = 1;
+            } else {
+                /* written for this universe and the plugin's MIG strategy */
+                char *smoke = mk_smoke_suite(r->u, mk_plugin_mig_strategy(r->o.plugin_args,
+                                                                          r->o.nplugin_args, r->o.env));
+                if (smoke && (r->suites[0] = mk_suite_load_mem("smoke.yaml", smoke, strlen(smoke), &d)))
+                    r->nsuites = 1;
+                free(smoke);
+            }
         }
         for (size_t i = 0; i < r->o.nsuites; i++)
             if ((r->suites[r->nsuites] = mk_suite_load(r->o.suites[i], &d)))
@@ -536,7 +544,7 @@ static int open_cluster(run *r, char *err, size_t errlen)
 static int start_gfd(run *r, const mk_plugenv_opts *po)
 {
     char err[1024];
-    mk_gfd_start_opts go = { { r->o.gfd_path, NULL, NULL, mk_plugin_mig_strategy(&r->cmd),
+    mk_gfd_start_opts go = { { r->o.gfd_path, NULL, NULL, mk_plugin_mig_strategy(r->o.plugin_args, r->o.nplugin_args, r->o.env),
                                r->o.gfd_args, r->o.ngfd_args },
                              po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit, r->src };
     if (!(r->gfd = mk_gfd_start(&go, err, sizeof err))) {

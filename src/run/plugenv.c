@@ -110,15 +110,19 @@ int mk_plugin_resolve(const char *plugin, char *const *args, size_t nargs, mk_pl
     return 0;
 }
 
-const char *mk_plugin_mig_strategy(const mk_plugin_cmd *c)
+const char *mk_plugin_mig_strategy(char *const *args, size_t nargs, char *const *env)
 {
-    for (size_t i = 1; c->argv && c->argv[i]; i++) {
-        const char *a = c->argv[i];
+    for (size_t i = 0; i < nargs; i++) {
+        const char *a = args[i];
         if (strncmp(a, "--mig-strategy=", 15) == 0)
             return a + 15;
-        if (strcmp(a, "--mig-strategy") == 0 && c->argv[i + 1])
-            return c->argv[i + 1];
+        if (strcmp(a, "--mig-strategy") == 0 && i + 1 < nargs)
+            return args[i + 1];
     }
+    /* the flag's environment twin, which -e passes through */
+    for (size_t i = 0; env && env[i]; i++)
+        if (strncmp(env[i], "MIG_STRATEGY=", 13) == 0)
+            return env[i] + 13;
     return NULL;
 }
 

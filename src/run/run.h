@@ -126,8 +126,17 @@ typedef struct mk_plugenv_opts {
  * saying what was looked for. */
 int mk_plugin_resolve(const char *plugin, char *const *args, size_t nargs, mk_plugin_cmd *out,
                       char *err, size_t errlen);
-/* The plugin's --mig-strategy (=VALUE or the next argument), or NULL. */
-const char *mk_plugin_mig_strategy(const mk_plugin_cmd *c);
+/* The plugin's MIG strategy: its --mig-strategy (=VALUE or the next
+ * argument) among args, else MIG_STRATEGY=VALUE among env (--env,
+ * NULL-terminated, may be NULL), else NULL (the plugin's default, none). */
+const char *mk_plugin_mig_strategy(char *const *args, size_t nargs, char *const *env);
+
+/* smoke.c: the default suite of `mokka run`, written for universe u and
+ * the plugin's MIG strategy (see mk_plugin_mig_strategy): every resource
+ * NVIDIA's plugin advertises there registered and healthy (GPUs with
+ * health rules excepted), one allocation, one XID 79 taking exactly one
+ * GPU's devices out. The suite's YAML, to free; NULL when out of memory. */
+char *mk_smoke_suite(const mk_universe *u, const char *mig_strategy);
 
 /* gpu-feature-discovery beside the plugin: labels to output_file every
  * interval, the plugin's MIG strategy, then extra arguments of its own. */

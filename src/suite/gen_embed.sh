@@ -1,6 +1,6 @@
 #!/bin/sh
 # gen_embed.sh - embeds data files as C strings, so that the CLI carries them
-# without files: the default suites (fixtures/suites).
+# without files: the default suite of cluster mode (fixtures/suites).
 # Usage: sh gen_embed.sh SYMBOL file.yaml... > out.c
 #   defines `const mk_blob SYMBOL[]` (ending with a NULL name), each entry
 #   named after its file without .yaml.
