@@ -39,6 +39,7 @@ typedef struct smoke {
     resource *r;
     size_t nr;
     int all_whole;  /* every device a whole GPU: counts as ${gpus}, as smoke.yaml has them */
+    const char *in; /* what an expectation line is indented by past a resource's "- " */
     FILE *f;
 } smoke;
 
@@ -89,6 +90,7 @@ static int list_devices(smoke *s, const char *strategy)
         s->r[k].n++;
         s->r[k].ruled += s->e[i].rules;
     }
+    s->in = s->nr > 1 ? "  " : "";
     return 0;
 }
 
@@ -102,9 +104,9 @@ static int all_gpus(const smoke *s, const resource *r)
 static void count(const smoke *s, const resource *r, const char *key, long long less)
 {
     if (all_gpus(s, r))
-        fprintf(s->f, "      %s: ${gpus}%s\n", key, less ? "-1" : "");
+        fprintf(s->f, "%s      %s: ${gpus}%s\n", s->in, key, less ? "-1" : "");
     else
-        fprintf(s->f, "      %s: %lld\n", key, (long long)r->n - less);
+        fprintf(s->f, "%s      %s: %lld\n", s->in, key, (long long)r->n - less);
 }
 
 /* A device id as a YAML double-quoted string: a GPU by its variable. */
@@ -129,7 +131,10 @@ static void ids(const smoke *s, const resource *r, const char *key, int is_on, l
         const entry *e = &s->e[i];
         if (strcmp(e->resource, r->name) != 0 || e->rules || ((long)e->gpu == gpu) != is_on)
             continue;
-        fprintf(s->f, n++ ? ", " : "      %s: [", key);
+        if (n++)
+            fputs(", ", s->f);
+        else
+            fprintf(s->f, "%s      %s: [", s->in, key);
         id(s, e);
     }
     if (n)
@@ -155,22 +160,15 @@ static void case_registered(smoke *s)
     for (size_t k = 0; k < s->nr; k++) {
         const resource *r = &s->r[k];
         resource_head(s, r);
-        if (s->nr > 1)
-            fputs("  ", s->f);
         count(s, r, "capacity", 0);
         if (r->ruled) {
-            if (s->nr > 1) fputs("  ", s->f);
             count(s, r, "devices", 0);
-            if (s->nr > 1) fputs("  ", s->f);
             ids(s, r, "healthy", 0, -1);
             continue;
         }
-        const char *keys[] = { "allocatable", "devices" };
-        for (size_t i = 0; i < 2; i++) {
-            if (s->nr > 1) fputs("  ", s->f);
-            count(s, r, keys[i], 0);
-        }
-        fprintf(s->f, "%s      unhealthy-count: 0\n", s->nr > 1 ? "  " : "");
+        count(s, r, "allocatable", 0);
+        count(s, r, "devices", 0);
+        fprintf(s->f, "%s      unhealthy-count: 0\n", s->in);
     }
     fputs("    within: 30s\n", s->f);
 }
@@ -211,28 +209,22 @@ static void case_xid(smoke *s, const entry *t)
             on += strcmp(s->e[i].resource, r->name) == 0 && s->e[i].gpu == t->gpu;
         if (!on && r->ruled == r->n)
             continue;
-        const char *in = s->nr > 1 ? "  " : "";
         if (s->nr > 1 || strcmp(r->name, GPU_RESOURCE) != 0)
             resource_head(s, r);
         if (on && t->whole) {
-            if (!r->ruled) {
-                fputs(in, s->f);
+            if (!r->ruled)
                 count(s, r, "allocatable", 1);
-            }
-            fputs(in, s->f);
             ids(s, r, "unhealthy", 1, t->gpu);
-            fprintf(s->f, r->ruled ? "" : "%s      unhealthy-count: 1\n", in);
+            if (!r->ruled)
+                fprintf(s->f, "%s      unhealthy-count: 1\n", s->in);
         } else if (on) {
-            fprintf(s->f, "%s      unhealthy-count: \">=1\"\n", in);
+            fprintf(s->f, "%s      unhealthy-count: \">=1\"\n", s->in);
         } else if (!r->ruled) {
-            fputs(in, s->f);
             count(s, r, "allocatable", 0);
-            fprintf(s->f, "%s      unhealthy-count: 0\n", in);
+            fprintf(s->f, "%s      unhealthy-count: 0\n", s->in);
         }
-        if (r->ruled || (on && !t->whole)) {
-            fputs(in, s->f);
+        if (r->ruled || (on && !t->whole))
             ids(s, r, "healthy", 0, t->gpu);
-        }
     }
     fputs("    within: 30s\n", s->f);
 }

@@ -53,9 +53,11 @@ class AptArchive(unittest.TestCase):
     def test_one_line_options_keep_signed_by(self):
         self.write('sources.list',
                    'deb [arch=amd64 signed-by=%s] http://mirror.example.org/debian bookworm main\n'
+                   'deb [ arch=amd64 ] http://mirror.example.org/debian bookworm-backports main\n'
                    % KEYRING)
         self.assertEqual(self.fields(), {'URIs': 'http://mirror.example.org/debian',
-                                         'Suites': 'bookworm', 'Signed-By': KEYRING})
+                                         'Suites': 'bookworm bookworm-backports',
+                                         'Signed-By': KEYRING})
 
     def test_deb822_with_a_proxy(self):
         self.write('sources.list.d/debian.sources',

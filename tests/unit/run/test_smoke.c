@@ -197,6 +197,24 @@ START_TEST(test_health_rules_are_left_out)
     ck_assert_has(text, "    inject: {gpu: 1, xid: 79}\n");
     free(text);
     mk_universe_free(u);
+    /* MIG devices of a GPU with rules, beside a whole GPU: only counted */
+    u = load_mem("version: 1.0\nprofile: a100-sxm4-40gb\ncount: 2\ndevices:\n"
+                 "  - index: 0\n    mig: {mode: enabled, instances: [7g.40gb]}\n"
+                 "    unhealthy_on_temperature: 80\n");
+    text = smoke(u, "mixed");
+    ck_assert_has(text, "      - resource: nvidia.com/mig-7g.40gb\n"
+                        "        capacity: 1\n"
+                        "        devices: 1\n"
+                        "    within: 30s\n");
+    ck_assert_has(text, "    inject: {gpu: 1, xid: 79}\n"
+                        "    expect:\n"
+                        "      - resource: nvidia.com/gpu\n"
+                        "        allocatable: 0\n"
+                        "        unhealthy: [\"${uuid.1}\"]\n"
+                        "        unhealthy-count: 1\n"
+                        "    within: 30s\n");
+    free(text);
+    mk_universe_free(u);
     u = load_mem("version: 1.0\ncount: 1\ndevices:\n  - index: 0\n    unhealthy_after_seconds: 5\n");
     text = smoke(u, NULL);
     ck_assert_lacks(text, "inject");
