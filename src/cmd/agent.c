@@ -151,12 +151,18 @@ int cmd_agent(int argc, char **argv)
     int rc = parse(argc, argv, &o), fresh = 0;
     if (rc)
         return rc == -2 ? MK_EXIT_OK : rc;
-    char host[HOST_NAME_MAX + 1] = "", dir[4096], path[4200];
+    char host[HOST_NAME_MAX + 1] = "", dir[4096], path[4200], err[1024];
     const char *node = o.node ? o.node : getenv("MOKKA_NODE_NAME");
-    if ((!node || !*node) && gethostname(host, sizeof host) == 0)
+    const char *from = o.node ? "--node" : "MOKKA_NODE_NAME";
+    if ((!node || !*node) && gethostname(host, sizeof host) == 0) {
         node = host;
+        from = "the host name";
+    }
     if (!node || !*node)
         return mk_usage_error("agent", "no node name: give --node NAME or set MOKKA_NODE_NAME");
+    /* The name goes into the path of the node's report, and selects the Node. */
+    if (mk_kname_check(from, "node", node, err, sizeof err))
+        return mk_usage_error("agent", "%s", err);
     struct sigaction sa = { .sa_handler = on_stop };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);

@@ -103,6 +103,7 @@ static int parse_args(int argc, char **argv, assert_opts *o)
     };
     const mk_cmd *self = mk_find_command("assert");
     const char *why;
+    char err[1024];
     int c;
     o->timeout = 600;
     while ((c = getopt_long(argc, argv, "s:n:l:t:c:vqh", longopts, NULL)) != -1) {
@@ -111,7 +112,12 @@ static int parse_args(int argc, char **argv, assert_opts *o)
             if (add_str(&o->suites, &o->nsuites, optarg))
                 return MK_EXIT_ENV;
             break;
-        case 'n': o->kube.node = optarg; break;
+        case 'n':
+            /* Checked here: a name the API refuses would select nothing. */
+            if (mk_kname_check("--node", "node", optarg, err, sizeof err))
+                return mk_usage_error("assert", "%s", err);
+            o->kube.node = optarg;
+            break;
         case 'l': o->kube.selector = optarg; break;
         case O_KUBECONFIG: o->kube.kubeconfig = optarg; break;
         case O_CONTEXT: o->kube.context = optarg; break;

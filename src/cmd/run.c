@@ -305,6 +305,24 @@ static int load_inputs(run *r)
     return bad ? MK_EXIT_USAGE : 0;
 }
 
+/* In cluster mode the node's name selects its Node and names its
+ * GPUFaultReport: a name the API refuses is a usage error before any
+ * request. It comes from where the universe takes it (--node,
+ * MOKKA_NODE_NAME, the host name), checked whole, as given. */
+static int cluster_node_ok(const run *r)
+{
+    char err[1024];
+    const char *env = getenv("MOKKA_NODE_NAME");
+    const char *from = "the host name", *name = r->u->node;
+    if (r->o.node && *r->o.node)
+        from = "--node", name = r->o.node;
+    else if (env && *env)
+        from = "MOKKA_NODE_NAME", name = env;
+    if (!r->o.cluster || mk_kname_check(from, "node", name, err, sizeof err) == 0)
+        return 0;
+    return mk_usage_error("run", "%s", err);
+}
+
 /* --- progress ---------------------------------------------------------------------- */
 
 static void progress(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -857,6 +875,8 @@ int cmd_run(int argc, char **argv)
     int rc = parse_args(argc, argv, &r.o);
     if (rc == 0)
         rc = load_inputs(&r);
+    if (rc == 0)
+        rc = cluster_node_ok(&r);
     if (rc != 0) {
         release(&r);
         return rc == -2 ? MK_EXIT_OK : rc;

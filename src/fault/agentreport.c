@@ -49,9 +49,11 @@ json_t *mk_freport_json(const mk_freport_agent *a, const mk_fr_entry *e, size_t 
 int mk_freport_write(mk_khttp *h, const char *node, json_t *report, long long deadline_ms,
                      char *err, size_t errlen)
 {
-    char path[512], reason[64];
+    char reason[64];
     long status = 0;
-    snprintf(path, sizeof path, "%s/%s", MK_GFR_PATH, node);
+    char *path = mk_kpath_name(MK_GFR_PATH, node, err, errlen);
+    if (!path)
+        return -1;
     mk_kobj_req patch = { .method = "PATCH", .path = path, .body = report, .deadline_ms = deadline_ms };
     int rc = mk_kobj_request(h, &patch, &status, NULL, reason, sizeof reason, err, errlen);
     if (rc == 0 && status == 404) {
@@ -65,5 +67,6 @@ int mk_freport_write(mk_khttp *h, const char *node, json_t *report, long long de
     }
     if (rc == 0 && (status < 200 || status >= 300))
         rc = -1;                        /* err has the API server's message */
+    free(path);
     return rc == 0 ? 0 : rc == MK_KHTTP_STOPPED ? MK_KHTTP_STOPPED : -1;
 }

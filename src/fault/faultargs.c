@@ -1,11 +1,12 @@
 /* faultargs.c - the options of `mokka inject --cluster`: the nodes
  * (--node, --selector, --all-nodes), the GPUs, one fault, --for, --name,
- * --wait, and --clear / --list; every bad combination is a usage error
- * that says what to give instead. */
+ * --wait, and --clear / --list; every bad combination, and every name the
+ * API would not take, is a usage error that says what to give instead. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "faultargs.h"
+#include "kube/kube.h"
 #include "util/util.h"
 
 enum {
@@ -110,13 +111,26 @@ static int selector_opt(parsed *p, const char *arg)
     return 0;
 }
 
+/* A name that goes into an object's path or spec: checked before any
+ * request, so that none can name another object (kube_name.h). */
+static int name_opt(const char ***v, size_t *n, const char *arg, const char *opt, const char *kind)
+{
+    char err[1024];
+    if (mk_kname_check(opt, kind, arg, err, sizeof err))
+        return mk_usage_error("inject", "%s", err);
+    if (v)
+        add(v, n, arg);
+    return 0;
+}
+
 /* After the options: what they add up to. */
 static int check(mk_gfcli *o, parsed *p, int argc, char **argv)
 {
     for (int i = optind; i < argc; i++) {
         if (o->action != MK_GFCLI_CLEAR)
             return mk_usage_error("inject", "unexpected argument '%s'", argv[i]);
-        add((const char ***)&o->clear, &o->nclear, argv[i]);
+        if (name_opt((const char ***)&o->clear, &o->nclear, argv[i], "--clear", "GPUFault"))
+            return MK_EXIT_USAGE;
     }
     if (p->list && o->action == MK_GFCLI_CLEAR)
         return mk_usage_error("inject", "--list and --clear do not go together");
@@ -165,7 +179,9 @@ int mk_gfcli_parse(int argc, char **argv, mk_gfcli *o)
         case O_CLUSTER: break;
         case O_KUBECONFIG: o->kubeconfig = optarg; break;
         case O_CONTEXT: o->context = optarg; break;
-        case 'n': add((const char ***)&o->req.nodes, &o->req.nnodes, optarg); break;
+        case 'n':
+            rc = name_opt((const char ***)&o->req.nodes, &o->req.nnodes, optarg, "--node", "node");
+            break;
         case 'l': rc = selector_opt(&p, optarg); break;
         case O_ALL_NODES: p.all_nodes = 1; break;
         case 'g': o->req.gpus = optarg; break;
@@ -173,7 +189,10 @@ int mk_gfcli_parse(int argc, char **argv, mk_gfcli *o)
             rc = fault_opt(o, &p, c, optarg, name);
             break;
         case O_FOR: o->req.duration = optarg; break;
-        case O_NAME: o->req.name = optarg; break;
+        case O_NAME:
+            o->req.name = optarg;
+            rc = name_opt(NULL, NULL, optarg, "--name", "GPUFault");
+            break;
         case O_WAIT:
             p.wait = optarg;
             if (mk_duration_parse(optarg, &ms) != 0 || ms <= 0)
@@ -183,7 +202,7 @@ int mk_gfcli_parse(int argc, char **argv, mk_gfcli *o)
             break;
         case O_CLEAR:
             o->action = MK_GFCLI_CLEAR;
-            add((const char ***)&o->clear, &o->nclear, optarg);
+            rc = name_opt((const char ***)&o->clear, &o->nclear, optarg, "--clear", "GPUFault");
             break;
         case O_LIST: p.list = 1; break;
         case 'o':

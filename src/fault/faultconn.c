@@ -101,7 +101,9 @@ int mk_gfconn_create(mk_gfconn *c, const json_t *body, const char *what, mk_gfau
 
 int mk_gfconn_get(mk_gfconn *c, const char *name, mk_gfault *f, char *err, size_t errlen)
 {
-    char *path = mk_xasprintf("%s/%s", MK_GF_PATH, name);
+    char *path = mk_kpath_name(MK_GF_PATH, name, err, errlen);
+    if (!path)
+        return MK_EXIT_USAGE;
     char *what = mk_xasprintf("GPUFault %s", name);
     json_t *obj = NULL;
     int rc = request(c, "GET", path, NULL, "get", what, &obj, err, errlen);
@@ -117,7 +119,9 @@ int mk_gfconn_get(mk_gfconn *c, const char *name, mk_gfault *f, char *err, size_
 
 int mk_gfconn_delete(mk_gfconn *c, const char *name, char *err, size_t errlen)
 {
-    char *path = mk_xasprintf("%s/%s", MK_GF_PATH, name);
+    char *path = mk_kpath_name(MK_GF_PATH, name, err, errlen);
+    if (!path)
+        return MK_EXIT_USAGE;
     char *what = mk_xasprintf("GPUFault %s", name);
     int rc = request(c, "DELETE", path, NULL, "delete", what, NULL, err, errlen);
     free(path);

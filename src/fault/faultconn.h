@@ -26,9 +26,11 @@ long long mk_gfconn_deadline(void);
  * object in messages ("GPUFault x"). */
 int mk_gfconn_create(mk_gfconn *c, const json_t *body, const char *what, mk_gfault *created,
                      char *err, size_t errlen);
-/* GETs GPUFault `name` into *f; 0, or the exit code (2: there is none). */
+/* GETs GPUFault `name` into *f; 0, or the exit code (2: there is none, or
+ * `name` cannot be one: mk_kpath_name). */
 int mk_gfconn_get(mk_gfconn *c, const char *name, mk_gfault *f, char *err, size_t errlen);
-/* DELETEs GPUFault `name`; 0, or the exit code (2: there is none) with err. */
+/* DELETEs GPUFault `name`; 0, or the exit code (2: there is none, or `name`
+ * cannot be one) with err. */
 int mk_gfconn_delete(mk_gfconn *c, const char *name, char *err, size_t errlen);
 /* A refusal of the API server (status not 2xx) for `verb` ("create",
  * "delete", "get", "list") on `what`: the exit code, err saying why. */

@@ -18,7 +18,9 @@
 #include <stddef.h>
 #include "nodeview/nodeview.h"
 /* Beyond nodes: requests on any object and list+watch of any collection
- * (for GPU faults), label selectors, and the API server's times. */
+ * (for GPU faults), names in paths, label selectors, and the API server's
+ * times. */
+#include "kube_name.h"
 #include "kube_obj.h"
 #include "kube_selector.h"
 #include "kube_time.h"

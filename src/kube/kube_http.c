@@ -4,7 +4,8 @@
  * one), a single retry with fresh credentials on 401, and a deadline that
  * every wait keeps. Answers are bounded as they arrive (MK_KHTTP_ANSWER_MAX
  * for a 200, ERROR_BODY_MAX for the rest), and whatever the server or
- * libcurl says is scrubbed of secrets before it goes into a message.
+ * libcurl says is scrubbed of secrets before it goes into a message. A path
+ * goes out as given, never folded; one with a dot segment is refused.
  *
  * Transfers run through a multi handle so that mk_khttp_stop can wake a
  * transfer or a backoff wait at once (curl_multi_wakeup) from another thread,
@@ -21,6 +22,7 @@
 #include <jansson.h>
 #include "kube_auth.h"
 #include "kube_http.h"
+#include "kube_name.h"
 
 #define CONNECT_TIMEOUT_MS 10000
 #define BACKOFF_FIRST_MS 200
@@ -148,6 +150,9 @@ static int set_options(mk_khttp *h, char *err, size_t errlen)
     bad |= curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, "mokka/" MOKKA_VERSION) != CURLE_OK;
+    /* The path goes out as built and checked (mk_kpath_clean), as kubectl
+     * sends it: libcurl would fold "../" and reach another object. */
+    bad |= curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L) != CURLE_OK;
     if (h->connect_to)
         bad |= curl_easy_setopt(e, CURLOPT_CONNECT_TO, h->connect_to) != CURLE_OK;
     if (t->proxy_url)
@@ -454,6 +459,13 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
     char *url = NULL, why[CURL_ERROR_SIZE + 512] = "";
     int refreshed = 0, rc;
 
+    if (!mk_kpath_clean(req->path)) {
+        char what[512];
+        mk_khttp_what(req, what, sizeof what);
+        snprintf(err, errlen, "refused to send %s: a '.' or '..' segment or a '#' would make it "
+                 "reach another path", what);
+        return MK_KHTTP_FAIL;
+    }
     if (asprintf(&url, "%s%s", h->base, req->path) < 0) {
         snprintf(err, errlen, "out of memory");
         return MK_KHTTP_FAIL;

@@ -72,9 +72,4 @@ int mk_ksel_and(mk_ksel *into, const mk_ksel *more);
 /* Frees what the selector holds and empties it. */
 void mk_ksel_free(mk_ksel *s);
 
-/* 1 when s is a DNS subdomain (RFC 1123: dot-separated lower-case letters,
- * digits and '-', each part starting and ending alphanumeric, 253 at
- * most), as label key prefixes, object names and node names are. */
-int mk_kname_ok(const char *s);
-
 #endif

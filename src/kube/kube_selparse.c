@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kube_name.h"
 #include "kube_selector.h"
 #include "util/util.h"
 
@@ -38,24 +39,6 @@ static int label_word(const char *s, size_t n)
     return 1;
 }
 
-static int subdomain(const char *s, size_t n)
-{
-    if (n == 0 || n > 253)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        int lower = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9');
-        int edge = i == 0 || i == n - 1 || s[i - 1] == '.' || s[i + 1] == '.';
-        if (!lower && !(s[i] == '-' && !edge) && !(s[i] == '.' && !edge))
-            return 0;
-    }
-    return 1;
-}
-
-int mk_kname_ok(const char *s)
-{
-    return subdomain(s, strlen(s));
-}
-
 /* Why key[0..n) is not a label key, into why; 0 when it is one. */
 static int check_key(const char *key, size_t n, char *why, size_t len)
 {
@@ -64,7 +47,7 @@ static int check_key(const char *key, size_t n, char *why, size_t len)
     mk_text_snip(buf, SNIP, q, sizeof q);
     const char *slash = memchr(key, '/', n);
     size_t name = slash ? n - (size_t)(slash + 1 - key) : n;
-    if (slash && !subdomain(key, (size_t)(slash - key)))
+    if (slash && !mk_ksubdomain(key, (size_t)(slash - key)))
         return mk_errf(why, len, "'%s' is not a label key: its prefix must be a DNS subdomain "
                     "(lower-case letters, digits, '-' and '.', 253 at most)", q);
     if (!label_word(slash ? slash + 1 : key, name))
