@@ -126,10 +126,10 @@ static int kill_marked(void)
             const char *name = buf + off + 19;   /* struct linux_dirent64 */
             off += reclen;
             pid_t pid = (pid_t)atoi(name);
-            if (pid > 0 && pid != me && strlen(name) < 20 && marked(name)) {
-                kill(pid, SIGKILL);
+            /* (one that cannot be killed is not waited for) */
+            if (pid > 0 && pid != me && strlen(name) < 20 && marked(name) &&
+                kill(pid, SIGKILL) == 0)
                 found++;
-            }
         }
     close(dir);
     return found;
