@@ -214,13 +214,16 @@ static void keeper(int rfd)
     sigprocmask(SIG_SETMASK, &none, NULL);
     setpgid(0, 0);
     prctl(PR_SET_NAME, "mokka-keeper");
-    /* Holds nothing of mokka's: a pipe reader waiting for its end (the
-     * caller's stdout) must not wait for the keeper too. */
+    /* Holds nothing of mokka's but the pipe's read end, as fd 3 (the pipe's
+     * write end too would keep it open; a reader of the caller's stdout
+     * must not wait for the keeper). The read end may be 0-2 when mokka
+     * runs with those closed: out of the way first. */
+    int r = fcntl(rfd, F_DUPFD, 3);
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     for (int fd = 0; fd < 3; fd++)
         if (null >= 0)
             dup2(null, fd);
-    if (dup2(rfd, 3) != 3)
+    if (r < 0 || (r != 3 && dup2(r, 3) != 3))
         _exit(1);
     close_range(4, ~0U, 0);
     for (;;) {
