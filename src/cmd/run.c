@@ -612,6 +612,12 @@ static int wait_labels(run *r)
 static int start(run *r)
 {
     char err[1024], lib_dir[4096], lib_file[4200], why[512];
+    /* Before anything starts: all of it goes when mokka goes, SIGKILL too. */
+    const char *how = mk_tree_guard();
+    if (r->o.verbose) {
+        progress(r, "what mokka starts ends with it: %s", how);
+        progress_done();
+    }
     if (mk_plugin_resolve(r->o.plugin, r->o.plugin_args, r->o.nplugin_args, &r->cmd, err, sizeof err) ||
         mk_lib_path(lib_dir, sizeof lib_dir, lib_file, sizeof lib_file, err, sizeof err)) {
         mk_err("run", "%s", err);

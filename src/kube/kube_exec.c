@@ -1,7 +1,10 @@
 /* kube_exec.c - exec credential plugins (kube_exec.h): run as client-go
  * runs them (the kubeconfig's command, args and env, KUBERNETES_EXEC_INFO,
  * stdin from /dev/null, stdout read as the credential, stderr kept to be
- * relayed), and their ExecCredential read. */
+ * relayed), and their ExecCredential read. Each runs in a process group of
+ * its own, killed whole when the plugin is given up (its time ran out,
+ * mokka stops, it printed too much), and under mokka's tree guard
+ * (treeguard.c): what it leaves running dies with mokka. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -16,6 +19,7 @@
 #include "kube_exec.h"
 #include "kube_scrub.h"
 #include "kube_time.h"
+#include "util/util.h"
 
 extern char **environ;
 
@@ -77,18 +81,20 @@ static char *exec_info(const mk_ktarget *t)
 }
 
 /* mokka's environment, less the names the kubeconfig sets, plus its env
- * entries and KUBERNETES_EXEC_INFO. */
+ * entries, KUBERNETES_EXEC_INFO and the tree guard's mark. */
 static char **plugin_env(const mk_ktarget *t, char *info)
 {
     size_t n = 0, k = 0;
+    const char *mark = mk_tree_mark();
     while (environ[n])
         n++;
-    char **env = calloc(n + t->exec->nenv + 2, sizeof *env);
+    char **env = calloc(n + t->exec->nenv + 3, sizeof *env);
     if (!env)
         return NULL;
     for (size_t i = 0; i < n; i++) {
         size_t nl = strcspn(environ[i], "=");
-        int overridden = strncmp(environ[i], "KUBERNETES_EXEC_INFO=", 21) == 0;
+        int overridden = strncmp(environ[i], "KUBERNETES_EXEC_INFO=", 21) == 0 ||
+                         (mark && strncmp(environ[i], "MOKKA_TREE=", 11) == 0);
         for (size_t j = 0; j < t->exec->nenv && !overridden; j++)
             overridden = strncmp(environ[i], t->exec->env[j], nl + 1) == 0;
         if (!overridden)
@@ -96,7 +102,9 @@ static char **plugin_env(const mk_ktarget *t, char *info)
     }
     for (size_t j = 0; j < t->exec->nenv; j++)
         env[k++] = t->exec->env[j];
-    env[k] = info;
+    env[k++] = info;
+    if (mark)
+        env[k] = (char *)mark;
     return env;
 }
 
@@ -211,11 +219,13 @@ int mk_kexec_run(const mk_ktarget *t, const atomic_int *stop, long long deadline
     int fds[2] = { -1, -1 }, efds[2] = { -1, -1 }, rc = -1;
     pid_t pid;
     posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
     plugin_stderr e = { .fd = -1, .out = se };
 
     se->len = 0;
     se->text[0] = '\0';
 
+    mk_tree_guard();
     if (!info_json || !argv || asprintf(&info, "KUBERNETES_EXEC_INFO=%s", info_json) < 0)
         info = NULL;
     if (!info || !(envp = plugin_env(t, info))) {
@@ -233,7 +243,12 @@ int mk_kexec_run(const mk_ktarget *t, const atomic_int *stop, long long deadline
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_adddup2(&fa, efds[1], 2);
-    int sp = posix_spawnp(&pid, x->command, &fa, NULL, argv, envp);
+    /* A group of its own: what it started goes with it when it is given up. */
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    int sp = posix_spawnp(&pid, x->command, &fa, &attr, argv, envp);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
     close(efds[1]);
@@ -248,7 +263,7 @@ int mk_kexec_run(const mk_ktarget *t, const atomic_int *stop, long long deadline
     efds[0] = -1;
     rc = read_plugin(t, stop, deadline_ms, fds[0], &e, out, len, err, errlen);
     if (rc)
-        kill(pid, SIGKILL);
+        kill(-pid, SIGKILL);
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;

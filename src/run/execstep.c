@@ -1,10 +1,12 @@
 /* execstep.c - the commands of suite exec steps under `mokka run`: each runs
  * in the GPU-node sandbox with the plugin's environment (the library, the
  * config, the live state) and the step's own variables over it, in a
- * process group of its own that dies with mokka, with stdin from
- * /dev/null and its stdout and stderr captured. At its timeout, or when
- * the run is cancelled, the whole group is killed; when it exits, whatever
- * it left running in its group is killed too. */
+ * process group of its own, with stdin from /dev/null and its stdout and
+ * stderr captured. At its timeout, or when the run is cancelled, the whole
+ * group is killed; when it exits, whatever it left running in its group is
+ * killed too. The command dies with mokka (PDEATHSIG), and what it started,
+ * in its group or not, by mokka's tree guard (the plugin's environment
+ * carries the mark; util/treeguard.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

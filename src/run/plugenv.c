@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "run.h"
+#include "util/util.h"
 
 extern char **environ;
 
@@ -25,7 +26,7 @@ static const char *const plugin_twins[] = {
  * own container view would hide GPUs from the plugin (it sees the node). */
 static const char *const ours[] = {
     "LD_PRELOAD", "LD_LIBRARY_PATH", "MOCK_CONFIG_PATH", "MOKKA_CONFIG", "MOKKA_STATE_DIR",
-    "MOKKA_NODE_NAME", "MOKKA_CLI", "NVIDIA_VISIBLE_DEVICES", NULL
+    "MOKKA_NODE_NAME", "MOKKA_CLI", "MOKKA_TREE", "NVIDIA_VISIBLE_DEVICES", NULL
 };
 
 /* gpu-feature-discovery's twins of its flags all start so (GFD_ONESHOT,
@@ -186,6 +187,9 @@ int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t 
     rc = rc ? rc : add(&env, &n, "MOKKA_CLI=%s%s", "run", "");
     if (o->node_name)
         rc = rc ? rc : add(&env, &n, "MOKKA_NODE_NAME=%s%s", o->node_name, "");
+    /* What ends with mokka, and all it starts, even by SIGKILL (treeguard.c). */
+    if (mk_tree_mark())
+        rc = rc ? rc : add(&env, &n, "%s%s", mk_tree_mark(), "");
     if (o->kubelet_socket)
         rc = rc ? rc : add(&env, &n, "KUBELET_SOCKET=%s%s", o->kubelet_socket, "");
     for (char *const *x = o->extra; x && *x && rc == 0; x++) {

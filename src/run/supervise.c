@@ -5,7 +5,8 @@
  * turns them into timestamped lines, notices the exit, and restarts after
  * a crash. Every state change happens under one lock and is announced
  * on one condition variable. mokka makes itself a child subreaper so that a
- * plugin's daemonised children come back to it and can be reaped at stop. */
+ * plugin's daemonised children come back to it and can be reaped at stop
+ * (all but the keeper of treeguard.c, which kills them if mokka is killed). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -226,7 +227,7 @@ static void reap_orphans(void)
     while ((e = readdir(d))) {
         char path[300], buf[512];
         pid_t pid = (pid_t)atoi(e->d_name);
-        if (pid <= 0 || live_has(pid))
+        if (pid <= 0 || live_has(pid) || pid == mk_tree_keeper())
             continue;
         snprintf(path, sizeof path, "/proc/%d/stat", pid);
         FILE *f = fopen(path, "re");

@@ -2,7 +2,8 @@
  * process that started it, and gives up mokka's signal handlers before it
  * runs a program (see util.h). A `kill -9` of `mokka run` once left the
  * device plugin serving with PPID 1, and `mokka stats` took that orphan for
- * the one live universe. */
+ * the one live universe. PDEATHSIG reaches the child only: its own
+ * children are treeguard.c's. */
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>

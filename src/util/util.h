@@ -54,6 +54,20 @@ int mk_child_die_with(pid_t parent, int sig);
  * to its default action (exec would do it, but only at exec). */
 void mk_child_default_signals(void);
 
+/* treeguard.c: every process started after mk_tree_guard, and all their
+ * descendants (setsid and double-forked ones too), end when this process
+ * ends, even by SIGKILL: a keeper process kills them, by a cgroup v2 of
+ * their own where one can be made, else by the mark below. Idempotent and
+ * thread-safe; call it before starting anything. Returns how ("in cgroup
+ * DIR ...", or the mark only and why), for a -v line. */
+const char *mk_tree_guard(void);
+/* "MOKKA_TREE=..." for the environment of every program started (NULL
+ * before mk_tree_guard or when it could not be arranged). */
+const char *mk_tree_mark(void);
+/* The keeper's pid (a child of this process, 0 when none): a reaper of
+ * stray children leaves it alone. */
+pid_t mk_tree_keeper(void);
+
 /* abstime.c: absolute deadlines for pthread_cond_timedwait: "in 500 ms" on
  * the clock a condition variable waits by; and the monotonic clock that
  * every deadline of the CLI is kept on, in seconds or milliseconds. */

@@ -16,6 +16,25 @@ import unittest
 from kubetest import KUBE_WATCH, SLOW, TOKEN, Driver, KubeTestCase, clean_env, counts, detected_at, fa
 
 
+def start_time(pid):
+    """A process's start time (to tell it from a later one with its pid), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def alive(pid, start):
+    """Whether the process that had that start time still runs (a zombie does not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    return start is not None and rest[19] == start and rest[0] != "Z"
+
+
 def b64file(path):
     with open(path, "rb") as f:
         return base64.b64encode(f.read()).decode()
@@ -156,6 +175,47 @@ class Access(KubeTestCase):
     def plugin_runs(self):
         with open(os.path.join(self.dir, "count")) as f:
             return int(f.read())
+
+    def test_exec_plugin_given_up_takes_its_children_along(self):
+        # A plugin that never answers, with a child in the background and
+        # one in the foreground: given up at the deadline, it goes with both
+        # (they lived on with PPID 1 when only the plugin was killed).
+        self.server(client_certs=False)
+        d = self.dir
+        script = os.path.join(d, "hang.sh")
+        with open(script, "w") as f:
+            f.write('#!/bin/sh\necho $$ > "$D/plugin.pid"\n'
+                    'sleep 1000 & echo $! > "$D/background.pid"\n'
+                    "sh -c 'echo $$ > \"$D/foreground.pid\"; exec sleep 1000'\n")
+        os.chmod(script, 0o755)
+        started = {}
+
+        def kill_left():
+            for pid, start in started.items():
+                if alive(pid, start):
+                    os.kill(pid, 9)
+        self.addCleanup(kill_left)
+        kc = self.kubeconfig(user={"exec": {"apiVersion": "client.authentication.k8s.io/v1",
+                                            "command": script, "env": [{"name": "D", "value": d}],
+                                            "interactiveMode": "Never"}})
+        driver = self.start("--kubeconfig", kc, "--expect-allocatable", "8", "--timeout", "3")
+        names = ("plugin", "background", "foreground")
+        deadline = time.monotonic() + 30 * SLOW
+        while not all(os.path.exists(os.path.join(d, n + ".pid")) for n in names):
+            self.assertLess(time.monotonic(), deadline, "the plugin never started its children")
+            time.sleep(0.05)
+        for n in names:
+            with open(os.path.join(d, n + ".pid")) as f:
+                pid = int(f.read())
+            started[pid] = start_time(pid)
+        rc, out, err = driver.finish()
+        self.assertEqual(rc, 3)
+        self.assertIn("did not finish within", err)
+        deadline = time.monotonic() + 30 * SLOW
+        while any(alive(p, s) for p, s in started.items()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual([p for p, s in started.items() if alive(p, s)], [],
+                         "the plugin's children outlived it")
 
     def test_exec_plugin_rerun_on_401(self):
         self.server(client_certs=False, tokens={"plugin-token-1"})
