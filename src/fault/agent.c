@@ -8,6 +8,7 @@
  * are renewed every 5-10 minutes and that is all, so a fleet of agents
  * costs the API server two idle watches per node. */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +28,8 @@
 #define LAST_WRITE_DEADLINE_MS 5000
 #define RETRY_FIRST_MS 1000
 #define RETRY_MAX_MS 60000
+/* Below this many faults at the peak, what the heap keeps is small. */
+#define TRIM_MIN_FAULTS 256
 
 struct mk_fagent {
     char *node, *state_path, *mode;
@@ -53,6 +56,7 @@ struct mk_fagent {
     int report_due;             /* the last write failed: retry at retry_ms */
     long long retry_ms, retry_step_ms;
     char last_write_err[1024];
+    size_t peak_faults;         /* the most faults held since memory was last given back */
 };
 
 static long long unix_ms(void)
@@ -320,6 +324,27 @@ static int pass(mk_fagent *a, snapshot *s)
     return rc;
 }
 
+/* Gives the memory freed with deleted faults back to the system once the
+ * faults held fell to half of their peak. glibc keeps what the watch and
+ * agent threads free in their arenas, fragmented by what stays: after
+ * 10,000 faults were created and deleted the agent stayed at 108 MiB
+ * resident with 2 MiB in use; malloc_trim returns the free pages. The
+ * peak halves with each trim, so that what the last passes of a large
+ * deletion free goes back too, and trims stop below TRIM_MIN_FAULTS. */
+static void give_back_memory(mk_fagent *a, size_t held)
+{
+    if (held > a->peak_faults) {
+        a->peak_faults = held;
+        return;
+    }
+    if (a->peak_faults < TRIM_MIN_FAULTS || held > a->peak_faults / 2)
+        return;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    a->peak_faults = held > a->peak_faults / 2 ? held : a->peak_faults / 2;
+}
+
 static void wait_until(mk_fagent *a, long long until_ms)
 {
     struct timespec ts = { (time_t)(until_ms / 1000), (long)(until_ms % 1000) * 1000000L };
@@ -348,7 +373,9 @@ static void *agent_thread(void *arg)
         snapshot_take(a, &s);
         pthread_mutex_unlock(&a->mu);
         int rc = pass(a, &s);
+        size_t held = s.n;
         snapshot_free(&s);
+        give_back_memory(a, held);
         pthread_mutex_lock(&a->mu);
         if (rc == MK_KHTTP_STOPPED)
             break;

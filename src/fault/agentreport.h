@@ -15,7 +15,17 @@ typedef struct mk_freport_agent {
     int running;
 } mk_freport_agent;
 
-/* The whole object, updatedAt now_ms. NULL when out of memory. */
+/* The most a report may take, written compactly: well under the 1.5 MiB
+ * that etcd stores for one object, so that no number of faults can make
+ * the report unwritable (about 3,500 entries). */
+#define MK_FREPORT_MAX_BYTES 524288
+
+/* The whole object, updatedAt now_ms, bounded: of the entries (as
+ * mk_frec_entries gives them), those of the faults that hold (Applied)
+ * first, then the Rejected, then the ended ones (Cleared, Expired: at most
+ * MK_FR_HISTORY), the newest first within each, as long as the report
+ * stays within MK_FREPORT_MAX_BYTES; status.faultsDropped counts those
+ * left out. NULL when out of memory. */
 json_t *mk_freport_json(const mk_freport_agent *a, const mk_fr_entry *e, size_t n, long long now_ms);
 
 /* Replaces the node's report (a merge patch), or creates it. Returns 0, or -1 with err

@@ -61,6 +61,17 @@ static void fault_sentence(const mk_gfault *f, mk_sb *b)
 
 /* --- wait ---------------------------------------------------------------------- */
 
+/* Under --wait, the whole command (its requests as well as the wait on the
+ * reports) takes no longer than the wait: a silent API server is reported
+ * when the wait is over, not after each request's own 30 s. */
+static void wait_budget(mk_gfconn *c, long long wait_ms)
+{
+    char d[32], what[48];
+    mk_duration_format(wait_ms, d, sizeof d);
+    snprintf(what, sizeof what, "--wait %s", d);
+    mk_gfconn_budget(c, wait_ms, what);
+}
+
 static int outcome_code(mk_gfw_outcome o)
 {
     return o == MK_GFW_DONE ? MK_EXIT_OK : o == MK_GFW_REJECTED ? MK_EXIT_USAGE : MK_EXIT_ENV;
@@ -77,8 +88,9 @@ static int wait_for(mk_gfconn *c, const mk_gfault *f, int clear, long long start
         mk_err("inject", "GPUFault %s: %s", f->name, err);
         return MK_EXIT_ENV;
     }
-    mk_gfwait *w = mk_gfwait_start(&c->target, &c->log, err, sizeof err);
+    mk_gfwait *w = mk_gfwait_start(&c->target, &c->log, mk_gfconn_deadline(c), err, sizeof err);
     if (!w) {
+        mk_gfconn_timed_out(c, err, sizeof err);
         mk_err("inject", "GPUFault %s: cannot follow the GPUFaultReports: %s", f->name, err);
         mk_gfl_names_free(names, n);
         return MK_EXIT_ENV;
@@ -113,6 +125,8 @@ static int create(mk_gfconn *c, const mk_gfcli *o, const json_t *body)
              o->req.name ? "" : "...");
     long long t0 = mk_now_ms();
     mk_gfault f;
+    if (o->wait_ms)
+        wait_budget(c, o->wait_ms);
     int rc = mk_gfconn_create(c, body, what, &f, err, sizeof err);
     if (rc) {
         mk_err("inject", "%s", err);
@@ -135,13 +149,15 @@ static int clear_one(mk_gfconn *c, const char *name, long long wait_ms)
 {
     char err[2048];
     mk_gfault f;
+    long long t0 = mk_now_ms();
+    if (wait_ms)
+        wait_budget(c, wait_ms);
     /* The uid first: the reports name the fault by it. */
     int rc = mk_gfconn_get(c, name, &f, err, sizeof err);
     if (rc) {
         mk_err("inject", "%s", err);
         return rc;
     }
-    long long t0 = mk_now_ms();
     if ((rc = mk_gfconn_delete(c, name, err, sizeof err)) != 0) {
         mk_err("inject", "%s", err);
     } else {
@@ -165,6 +181,10 @@ static int clear(mk_gfconn *c, const mk_gfcli *o)
 }
 
 /* --- list ------------------------------------------------------------------------- */
+
+/* The three LISTs of --list together (GPUFaults, reports, nodes). */
+#define LIST_MS 30000
+#define LIST_WHAT "30 s"
 
 typedef struct row {
     char *cell[7];
@@ -257,9 +277,11 @@ static int list(mk_gfconn *c, const mk_gfcli *o)
     long status;
     json_t *faults = json_array(), *reports = NULL;
     mk_gfl_nodes ns = { 0 };
-    int rc = mk_gfl_list(c->h, MK_GF_PATH, mk_gfconn_deadline(), put_fault, faults, &status, err,
+    mk_gfconn_budget(c, LIST_MS, LIST_WHAT);
+    int rc = mk_gfl_list(c->h, MK_GF_PATH, mk_gfconn_deadline(c), put_fault, faults, &status, err,
                          sizeof err);
     if (rc != 0) {
+        mk_gfconn_timed_out(c, err, sizeof err);
         mk_err("inject", "cannot list GPUFaults: %s", err);
         json_decref(faults);
         return MK_EXIT_ENV;
@@ -272,8 +294,9 @@ static int list(mk_gfconn *c, const mk_gfcli *o)
         mk_err("inject", "%s", why);
         return rc;
     }
-    if (mk_gfl_reports(c->h, mk_gfconn_deadline(), &reports, err, sizeof err) ||
-        mk_gfl_nodes_list(c->h, NULL, mk_gfconn_deadline(), &ns, err, sizeof err)) {
+    if (mk_gfl_reports(c->h, mk_gfconn_deadline(c), &reports, err, sizeof err) ||
+        mk_gfl_nodes_list(c->h, NULL, mk_gfconn_deadline(c), &ns, err, sizeof err)) {
+        mk_gfconn_timed_out(c, err, sizeof err);
         mk_err("inject", "%s", err);
         json_decref(faults);
         json_decref(reports);

@@ -29,9 +29,28 @@ void mk_gfconn_close(mk_gfconn *c)
     memset(c, 0, sizeof *c);
 }
 
-long long mk_gfconn_deadline(void)
+void mk_gfconn_budget(mk_gfconn *c, long long ms, const char *what)
 {
-    return mk_kmono_ms() + REQUEST_MS;
+    c->budget_from_ms = mk_kmono_ms();
+    c->budget_ms = c->budget_from_ms + ms;
+    snprintf(c->budget_what, sizeof c->budget_what, "%s", what);
+}
+
+long long mk_gfconn_deadline(const mk_gfconn *c)
+{
+    long long d = mk_kmono_ms() + REQUEST_MS;
+    return c->budget_ms && c->budget_ms < d ? c->budget_ms : d;
+}
+
+void mk_gfconn_timed_out(const mk_gfconn *c, char *err, size_t errlen)
+{
+    long long now = mk_kmono_ms();
+    size_t n = strlen(err);
+    if (!c->budget_ms || now < c->budget_ms || n + 1 >= errlen)
+        return;
+    long long ms = now - c->budget_from_ms;
+    snprintf(err + n, errlen - n, "; the API server %s did not answer within %s (waited "
+             "%lld.%lld s)", c->target.server, c->budget_what, ms / 1000, ms % 1000 / 100);
 }
 
 int mk_gfconn_refused(const mk_gfconn *c, const char *verb, const char *what, long status,
@@ -75,10 +94,11 @@ static int request(mk_gfconn *c, const char *method, const char *path, const jso
     char reason[64] = "", why[2048];
     long status;
     mk_kobj_req req = { .method = method, .path = path, .body = body,
-                        .deadline_ms = mk_gfconn_deadline() };
+                        .deadline_ms = mk_gfconn_deadline(c) };
     int rc = mk_kobj_request(c->h, &req, &status, out, reason, sizeof reason, why, sizeof why);
     if (rc != 0) {
         snprintf(err, errlen, "cannot %s %s: %s", verb, what, why);
+        mk_gfconn_timed_out(c, err, errlen);
         return MK_EXIT_ENV;
     }
     if (status / 100 != 2)
@@ -133,8 +153,10 @@ int mk_gfconn_selected(mk_gfconn *c, const mk_gfault *f, char ***names, size_t *
                        size_t errlen)
 {
     mk_gfl_nodes ns;
-    if (mk_gfl_nodes_list(c->h, f, mk_gfconn_deadline(), &ns, err, errlen))
+    if (mk_gfl_nodes_list(c->h, f, mk_gfconn_deadline(c), &ns, err, errlen)) {
+        mk_gfconn_timed_out(c, err, errlen);
         return -1;
+    }
     mk_gfl_selected(&ns, f, names, n);
     mk_gfl_nodes_free(&ns);
     return 0;

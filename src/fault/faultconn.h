@@ -10,6 +10,12 @@ typedef struct mk_gfconn {
     mk_ktarget target;
     mk_klog log;
     mk_khttp *h;
+    /* The command's time: no request (retries included) goes past
+     * budget_ms (mk_kmono_ms() clock; 0: none, each request has its own
+     * 30 s), and a request that it cuts short says so, naming what set it
+     * (budget_what: "--wait 2s"). */
+    long long budget_from_ms, budget_ms;
+    char budget_what[64];
 } mk_gfconn;
 
 /* Loads the kubeconfig (NULLs: as kubectl finds it) and makes the client.
@@ -17,8 +23,14 @@ typedef struct mk_gfconn {
 int mk_gfconn_open(mk_gfconn *c, const char *kubeconfig, const char *context, const mk_klog *log,
                    char *err, size_t errlen);
 void mk_gfconn_close(mk_gfconn *c);
-/* The deadline of one request (with its retries): mk_kmono_ms() clock. */
-long long mk_gfconn_deadline(void);
+/* The command's time from now on: budget_ms = now + ms, set by `what`. */
+void mk_gfconn_budget(mk_gfconn *c, long long ms, const char *what);
+/* The deadline of one request (with its retries): 30 s from now, or the
+ * budget's end when that comes first; mk_kmono_ms() clock. */
+long long mk_gfconn_deadline(const mk_gfconn *c);
+/* When the budget has run out, appends to err (what failed) that the
+ * server did not answer within it and how long the command waited. */
+void mk_gfconn_timed_out(const mk_gfconn *c, char *err, size_t errlen);
 
 /* POSTs a GPUFault; 0 with *created (free with mk_gfault_free), else the
  * exit code with err: 2 AlreadyExists or Invalid, 3 the resource not

@@ -98,7 +98,7 @@ static int follow(mk_gfsuite *s, const mk_gfault *f, long long t0, long long wai
 {
     char **names;
     size_t n;
-    if (!s->wait && !(s->wait = mk_gfwait_start(&s->conn.target, &s->conn.log, err, errlen)))
+    if (!s->wait && !(s->wait = mk_gfwait_start(&s->conn.target, &s->conn.log, 0, err, errlen)))
         return -1;
     if (mk_gfconn_selected(&s->conn, f, &names, &n, err, errlen))
         return -1;

@@ -13,6 +13,7 @@
 #define TICK_MS 200
 #define PLAIN_EVERY_MS 10000
 #define NAMES_CAP 10
+#define FIRST_LIST_MS 10000
 
 struct mk_gfwait {
     mk_kwatch *watch;
@@ -95,8 +96,10 @@ static void on_fail(void *ctx, const char *why)
     pthread_mutex_unlock(&w->mu);
 }
 
-mk_gfwait *mk_gfwait_start(const mk_ktarget *t, const mk_klog *log, char *err, size_t errlen)
+mk_gfwait *mk_gfwait_start(const mk_ktarget *t, const mk_klog *log, long long deadline_ms,
+                           char *err, size_t errlen)
 {
+    long long first = mk_kmono_ms() + FIRST_LIST_MS;
     mk_gfwait *w = mk_xcalloc(1, sizeof *w);
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cond, NULL);
@@ -106,7 +109,8 @@ mk_gfwait *mk_gfwait_start(const mk_ktarget *t, const mk_klog *log, char *err, s
                             .list_abort = on_list_abort, .event = on_event, .fail = on_fail,
                             .ctx = w };
     mk_kwatch_opts o = { .path = MK_GFR_PATH, .what = "GPUFaultReports", .watch_timeout_s = 300,
-                         .first_deadline_ms = mk_kmono_ms() + 10000 };
+                         .first_deadline_ms = deadline_ms && deadline_ms < first ? deadline_ms
+                                                                                  : first };
     if (h)
         w->watch = mk_kwatch_start(h, &sink, log, &o, err, errlen);
     if (!w->watch) {

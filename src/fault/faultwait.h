@@ -10,8 +10,10 @@
 typedef struct mk_gfwait mk_gfwait;
 
 /* Lists the reports and starts watching them over a client of its own for
- * `t` (which must outlive it). NULL with err when the LIST fails. */
-mk_gfwait *mk_gfwait_start(const mk_ktarget *t, const mk_klog *log, char *err, size_t errlen);
+ * `t` (which must outlive it). The LIST ends by deadline_ms (mk_kmono_ms()
+ * clock) or in 10 s, whichever comes first. NULL with err when it fails. */
+mk_gfwait *mk_gfwait_start(const mk_ktarget *t, const mk_klog *log, long long deadline_ms,
+                           char *err, size_t errlen);
 void mk_gfwait_free(mk_gfwait *w);
 
 typedef enum {

@@ -135,6 +135,17 @@ class LimitsTest(unittest.TestCase):
         self.assertEqual(item['maxItems'], d['MK_GF_MAX_GPUS'])
         self.assertEqual(item['items']['maximum'], d['MK_GF_MAX_GPUS'] - 1)
 
+    def test_report_bounds_are_the_agents(self):
+        # The report's description states the agent's bounds on it, and it
+        # has the field that counts what they left out (else pruned).
+        d = defines('src/fault/reconcile.h', 'src/fault/agentreport.h')
+        report = schema('GPUFaultReport')['properties']['status']['properties']
+        said = ' '.join(report['faults']['description'].split())
+        self.assertIn('at most %d ended ones' % d['MK_FR_HISTORY'], said)
+        self.assertIn('within %d bytes' % d['MK_FREPORT_MAX_BYTES'], said)
+        self.assertLess(d['MK_FREPORT_MAX_BYTES'], 1.5 * 1024 * 1024 * 0.5, 'well under etcd\'s 1.5 MiB')
+        self.assertEqual(report['faultsDropped']['type'], 'integer')
+
 
 @unittest.skipIf(jsonschema is None, 'python3-jsonschema is not installed')
 class ValidateTest(unittest.TestCase):
@@ -221,6 +232,7 @@ class ValidateTest(unittest.TestCase):
                 'faults': [{'name': 'gpu3-xid79', 'uid': '6f0c', 'resourceVersion': '1234',
                             'phase': 'Applied', 'gpus': [3], 'reason': '',
                             'time': '2026-12-02T03:04:06.120Z'}],
+                'faultsDropped': 0,
             },
         }
         self.assertEqual(self.errors(self.report, report), [])

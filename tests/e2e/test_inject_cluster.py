@@ -367,6 +367,25 @@ class InjectClusterTest(ClusterCase):
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("cannot create GPUFault", r.stderr)
 
+    def test_wait_bounds_every_request_against_a_silent_server(self):
+        # A server that takes the connection and never answers: --wait 2s is
+        # the whole command's time, not 30 s for each request.
+        self.cluster()
+        silent = kubetest.fa.SilentServer()
+        self.addCleanup(silent.stop)
+        kc = self.kubeconfig(server=silent.url, name="silent")
+        for args, verb in [(["--all-nodes", "--gpu", "3", "--lost"], "create GPUFault"),
+                           (["--clear", "gone"], "get GPUFault gone")]:
+            with self.subTest(args=args):
+                t0 = time.monotonic()
+                r = self.mokka("inject", "--kubeconfig", kc, *args, "--wait", "2s", timeout=60)
+                took = time.monotonic() - t0
+                self.assertEqual(r.returncode, 3, r.stderr)
+                self.assertIn(f"cannot {verb}", r.stderr)
+                self.assertRegex(r.stderr, rf"the API server {re.escape(silent.url)} did not answer "
+                                 r"within --wait 2s \(waited [0-9.]+ s\)")
+                self.assertLess(took, 10 * SLOW, r.stderr)    # 30 s before: each request had its own
+
     def test_bad_arguments(self):
         cases = [
             (["--gpu", "3", "--xid", "79"],
