@@ -142,7 +142,7 @@ static int repeat(measure *m, const char *q, const char *end, unsigned long lo, 
 {
     group *g = &m->stack[m->depth];
     if (!g->has_last)   /* nothing to repeat: regcomp refuses it */
-        return add_atom(m, (cost){ 1, 0, 0 }, q);
+        return add_atom(m, (cost){ 1, 0, 0 }, q) ? -1 : 0;
     cost *a = &g->last;
     if (hi < 0 && a->empty) {
         snprintf(m->why, m->len, "%.*s repeats without bound a part that can match nothing, "
@@ -287,6 +287,12 @@ static int step(measure *m, const char **pp)
         g->has_last = 0;
         return over(m, g->done) ? -1 : 0;
     default:
+        /* A UTF-8 continuation byte is one more node of the character
+         * before it, which a quantifier repeats whole. */
+        if (((unsigned char)*p & 0xC0) == 0x80 && g->has_last) {
+            g->last.size = cap(g->last.size + 1);
+            return over(m, concat(g->seq, g->last)) ? -1 : 0;
+        }
         return add_atom(m, (cost){ 1, 0, 0 }, p) ? -1 : 0;
     }
 }

@@ -58,7 +58,11 @@ static const struct { const char *pat, *why; } cases[] = {
     { "()+", LOOP },
     { "(\\b)*", LOOP },
     { "(^)*", LOOP },
-    /* Back-references, depth, length. */
+    /* A UTF-8 character is repeated whole: two nodes a copy. */
+    { "(a{1000}){5}", NULL },
+    { "(\xc3\xa9{1000}){3}", NULL },
+    { "(\xc3\xa9{1000}){4}", ELEMENTS },
+    /* Back-references. */
     { "(a)\\1", "back-references (\\1) are not supported" },
 };
 
