@@ -60,37 +60,79 @@ static void refresh_locked(mk_gfdlabels *l)
     l->gen++;
 }
 
-/* Adds one label (replacing one of the same key); -1 when out of memory. */
-static int put_label(mk_nv_node *n, const char *key, size_t klen, const char *val, size_t vlen)
+/* The node's labels by key: open addressing over their positions (+1; 0
+ * is a free slot), so that a file of 100,000 labels is read in linear time
+ * (a scan per line took minutes). */
+typedef struct label_index {
+    size_t *slot;
+    size_t mask;
+} label_index;
+
+static size_t hash(const char *key, size_t klen)
 {
-    for (size_t i = 0; i < n->nlabels; i++)
-        if (strlen(n->labels[i].key) == klen && strncmp(n->labels[i].key, key, klen) == 0) {
-            char *v = strndup(val, vlen);
-            if (!v)
-                return -1;
-            free(n->labels[i].value);
-            n->labels[i].value = v;
-            return 0;
-        }
-    mk_nv_kv *grown = realloc(n->labels, (n->nlabels + 1) * sizeof *grown);
-    if (!grown)
+    size_t h = 1469598103934665603u;     /* FNV-1a */
+    for (size_t i = 0; i < klen; i++)
+        h = (h ^ (unsigned char)key[i]) * 1099511628211u;
+    return h;
+}
+
+/* The slot of key: the one holding it, or the free one it would go in. */
+static size_t *find(const label_index *x, const mk_nv_node *n, const char *key, size_t klen)
+{
+    for (size_t i = hash(key, klen) & x->mask;; i = (i + 1) & x->mask) {
+        size_t at = x->slot[i];
+        if (at == 0 || (strncmp(n->labels[at - 1].key, key, klen) == 0 &&
+                        n->labels[at - 1].key[klen] == 0))
+            return &x->slot[i];
+    }
+}
+
+/* Adds one label (replacing one of the same key); -1 when out of memory.
+ * n->labels has room for it. */
+static int put_label(mk_nv_node *n, label_index *x, const char *key, size_t klen,
+                     const char *val, size_t vlen)
+{
+    char *v = strndup(val, vlen);
+    if (!v)
         return -1;
-    n->labels = grown;
+    size_t *slot = find(x, n, key, klen);
+    if (*slot) {
+        free(n->labels[*slot - 1].value);
+        n->labels[*slot - 1].value = v;
+        return 0;
+    }
     mk_nv_kv *kv = &n->labels[n->nlabels];
     kv->key = strndup(key, klen);
-    kv->value = strndup(val, vlen);
-    if (!kv->key || !kv->value) {
-        free(kv->key);
-        free(kv->value);
+    kv->value = v;
+    if (!kv->key) {
+        free(v);
         return -1;
     }
-    n->nlabels++;
+    *slot = ++n->nlabels;
     return 0;
 }
 
 int mk_gfd_parse_labels(const char *text, mk_nv_node *n)
 {
-    for (const char *p = text; *p;) {
+    /* Room for every line as a new label, and an index at most half full. */
+    size_t lines = 1;
+    for (const char *p = strchr(text, '\n'); p; p = strchr(p + 1, '\n'))
+        lines++;
+    size_t most = n->nlabels + lines, cap = 16;
+    while (cap < 2 * most)
+        cap *= 2;
+    mk_nv_kv *grown = realloc(n->labels, most * sizeof *grown);
+    label_index x = { calloc(cap, sizeof *x.slot), cap - 1 };
+    if (grown)
+        n->labels = grown;
+    if (!grown || !x.slot) {
+        free(x.slot);
+        return -1;
+    }
+    for (size_t i = 0; i < n->nlabels; i++)
+        *find(&x, n, n->labels[i].key, strlen(n->labels[i].key)) = i + 1;
+    int rc = 0;
+    for (const char *p = text; *p && rc == 0;) {
         size_t len = strcspn(p, "\n");
         const char *eq = memchr(p, '=', len);
         /* Blank lines, comments and lines without a key are not labels. */
@@ -98,12 +140,12 @@ int mk_gfd_parse_labels(const char *text, mk_nv_node *n)
             size_t vlen = len - (size_t)(eq + 1 - p);
             if (vlen && eq[vlen] == '\r')
                 vlen--;
-            if (put_label(n, p, (size_t)(eq - p), eq + 1, vlen) != 0)
-                return -1;
+            rc = put_label(n, &x, p, (size_t)(eq - p), eq + 1, vlen);
         }
         p += len + (p[len] == '\n');
     }
-    return 0;
+    free(x.slot);
+    return rc;
 }
 
 static int snapshot(mk_nodesrc *s, mk_nv_nodes *out, char *err, size_t errlen)

@@ -30,10 +30,13 @@ int mk_var_char(int c);
 /* --- regular expressions (suite_regex.c) ---------------------------------- */
 
 /* What a suite's /regex/ may cost: its length, any one repetition count,
- * the size its repetitions expand it to, and how deep groups nest. */
+ * the size its repetitions expand it to, how many of those elements are
+ * optional (regcomp's cost grows with their square), and how deep groups
+ * nest. A part that can match nothing may not be repeated without bound. */
 #define MK_RE_MAX_LEN 1024
 #define MK_RE_MAX_REPEAT 1000
 #define MK_RE_MAX_SIZE 10000
+#define MK_RE_MAX_OPTIONAL 1000
 #define MK_RE_MAX_DEPTH 32
 
 /* 0 when the ERE is within the limits, else -1 with why naming the limit. */

@@ -11,6 +11,7 @@ Env: MOKKA_BUILD (a build tree with build/tests/replay-*), MOKKA_SRC."""
 import glob
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,23 @@ BUILD = os.environ.get('MOKKA_BUILD') or SRC
 FUZZ = os.path.join(SRC, 'tests', 'fuzz')
 REGRESS = os.path.join(FUZZ, 'regress')
 MAX_CASE = 64 * 1024
+# What one replay may hold: a regression that makes an input blow up (a
+# regex bomb once took 14-23 GB) fails here instead of taking the machine.
+# Sanitizers reserve terabytes of address space: ASan gets its own RSS limit.
+MEMORY_MB = 4096
+SAN = os.environ.get('MOKKA_SAN', '')
+
+
+def limit_memory():
+    if not SAN:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_MB << 20, resource.RLIM_INFINITY))
+
+
+def replay_env():
+    env = dict(os.environ)
+    if SAN == 'asan':
+        env['ASAN_OPTIONS'] = 'hard_rss_limit_mb=%d:%s' % (MEMORY_MB, env.get('ASAN_OPTIONS', ''))
+    return env
 
 sys.path.insert(0, FUZZ)
 import seeds  # noqa: E402  (after the path it lives on)
@@ -76,7 +94,8 @@ class ReplayTest(unittest.TestCase):
         for t in targets():
             with self.subTest(target=t):
                 r = subprocess.run([replay_bin(t)] + self.inputs, capture_output=True,
-                                   text=True, errors='replace', timeout=600)
+                                   text=True, errors='replace', timeout=600,
+                                   preexec_fn=limit_memory, env=replay_env())
                 last = [line for line in r.stderr.splitlines() if line.startswith('replay: ')]
                 self.assertEqual(r.returncode, 0, 'replay-%s died (exit %d) after %s:\n%s' % (
                     t, r.returncode, last[-1] if last else 'nothing', r.stderr[-4000:]))

@@ -249,6 +249,54 @@ cases:
             self.assertIn(msg, r.stderr)
 
 
+# A GFD of 100,000 labels (9 bytes a line: the file stays under the 1 MiB
+# mokka reads), which writes one more two seconds later. Each label once
+# cost a scan of all before it, on every snapshot: 10k/40k/100k labels took
+# 2.7/31.6/309 s of CPU, a within: 3s case 79 s, SIGTERM 25 s.
+MANY_LABELS_GFD = r'''#!/bin/sh
+for a in "$@"; do case $a in --output-file=*) out=${a#--output-file=};; esac; done
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "k%05d=1\n", i }' > "$out.tmp"
+mv "$out.tmp" "$out"
+sleep 2
+cp "$out" "$out.tmp"
+echo late=1 >> "$out.tmp"
+mv "$out.tmp" "$out"
+exec sleep 600
+'''
+
+MANY_LABELS = '''
+cases:
+  - name: the last of 100,000 labels, and one written later
+    expect: {label: {k00000: "1", k99999: "1", late: "1"}, capacity: 8}
+    within: 60s
+  - name: then a short wait
+    expect: {label: {k50000: "1"}, allocatable: 8}
+    within: 3s
+'''
+
+
+class ManyLabels(GfdTest):
+    """100,000 labels from GFD: the run reads them in linear time, so the
+    wait for the late label (rechecking the plugin every second meanwhile)
+    passes, and SIGTERM while the run holds ends it at once."""
+
+    def setUp(self):
+        super().setUp()
+        self.gfd = self.suite(MANY_LABELS_GFD, 'many-labels-gfd')
+
+    def test_within_passes(self):
+        r = self.gfd_run(suite=MANY_LABELS)
+        self.assertPassed(r, 2)
+        self.assertRegex(r.stderr, r'gpu-feature-discovery labelled the node: 100000 labels in')
+
+    def test_sigterm_while_holding(self):
+        proc, lines = self.start_mokka('--gfd=' + self.gfd, '--hold', suite=MANY_LABELS)
+        self.wait_for_line(proc, lines, 'holding the plugin')
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, ''.join(lines))
+
+
 class WithoutGfd(GfdTest):
 
     def test_label_needs_gfd(self):

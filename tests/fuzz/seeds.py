@@ -52,6 +52,16 @@ def config():
 def suite():
     for f in fixture_files("suites/**/*.yaml"):
         yield read(f)
+    # Every quantifier form glibc's EREs take, for the regex measure
+    # (src/suite/suite_regex.c): {n} {n,} {n,m} {,m} {,} * + ?, nested,
+    # chained, alternated, and patterns from variables.
+    patterns = ["^a{3}$", "a{2,}", "a{1,3}", "a{,3}", "a{,}", "(ab){,2}c", "[0-9]{,4}x",
+                "(a|b?){,5}", "(a{,2}){,3}", "a{,2}{,2}", "(x+)*y?", "^$|\\bz\\b", "()"]
+    for i in range(0, len(patterns), 4):
+        labels = "".join("        l%d: '/%s/'\n" % (j, p) for j, p in enumerate(patterns[i:i + 4]))
+        yield ("cases:\n  - name: forms\n    exec: echo a\n    expect:\n"
+               "      stdout: '/%s/'\n      label:\n%s" % (patterns[i], labels)).encode()
+    yield b'cases:\n  - name: v\n    expect: {label: {k: "/${re}{,9}/"}}\n'
 
 
 # --- kubeconfig: what the tests hand mokka assert ------------------------------------
