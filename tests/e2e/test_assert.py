@@ -129,6 +129,18 @@ class AssertTest(kubetest.KubeTestCase):
         self.assertIn("--var 'two words': a name has only letters, digits, '.', '_' and '-'",
                       r.stderr)
 
+    def test_junit_to_a_fifo_nobody_reads_is_an_error_not_a_hang(self):
+        # Once open() waited for a reader for ever, past --timeout.
+        self.server()
+        suite = self.write("s.yaml", GPU_NODE_SUITE)
+        fifo = os.path.join(self.dir, "r.xml")
+        os.mkfifo(fifo)
+        r = self.mokka("assert", "--kubeconfig", self.kubeconfig(), "--node", "gpu-1",
+                       "--suite", suite, "--junit", fifo, "--timeout", "5s")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("mokka assert: cannot write %s: no process opened it for reading "
+                      "within 5 s" % fifo, r.stderr)
+
     def test_long_unknown_variable_without_config_is_an_error_not_a_crash(self):
         # Once a stack overflow: SIGSEGV, exit 139, no JUnit.
         self.server()
