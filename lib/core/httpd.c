@@ -1,8 +1,11 @@
 /* httpd.c - a small poll()-based HTTP server (see httpd.h).
  *
- * Every socket is non-blocking and every client has a deadline, so a client
- * that connects and says nothing (or reads slowly) costs one slot until its
- * deadline, never the whole server. SIGINT and SIGTERM are blocked except
+ * Every socket is non-blocking and every client has a deadline (3 s for
+ * its request head, 10 s more for the answer), so a client that connects
+ * and says nothing, trickles its request or reads slowly costs one slot
+ * until then, never the whole server; and when every slot is taken, a new
+ * connection takes the slot of the oldest client still sending its head,
+ * so that thousands of held-open sockets cannot keep a scrape out. SIGINT and SIGTERM are blocked except
  * inside ppoll(), so a signal can only arrive while the server waits and is
  * never lost between checking the stop flag and waiting. In the background
  * (mk_http_bg_start) a thread of its own serves, takes no signal, and stops
@@ -26,7 +29,11 @@
 
 #define MAX_CLIENTS 32
 #define REQ_MAX 8192
-#define CLIENT_TIMEOUT_MS 10000
+/* A scraper sends its request head at once: 3 s is plenty, and a client
+ * that trickles it (slowloris) or says nothing loses its slot then. The
+ * response gets longer, for a scraper that reads slowly. */
+#define HEAD_TIMEOUT_MS 3000
+#define SEND_TIMEOUT_MS 10000
 
 typedef struct client {
     int fd;
@@ -34,6 +41,7 @@ typedef struct client {
     size_t nreq;
     char *out;               /* the response, once the request is complete */
     size_t nout, sent;
+    uint64_t since_ms;       /* accepted */
     uint64_t deadline_ms;
 } client;
 
@@ -223,6 +231,8 @@ static void on_readable(client *c, mk_http_handler h, void *ctx)
     }
     if (!c->out)
         drop(c); /* out of memory for the response */
+    else
+        c->deadline_ms = now_ms() + SEND_TIMEOUT_MS;
 }
 
 static void on_writable(client *c)
@@ -236,23 +246,54 @@ static void on_writable(client *c)
 
 /* --- the loop ------------------------------------------------------------------------- */
 
-static void accept_all(int fd, client *cl)
+/* A free slot; when every one is taken, the one of the client that has
+ * waited longest without sending its whole request head (held-open and
+ * trickling sockets must not starve a scrape); NULL when every client is
+ * being answered. */
+static client *slot_for_new(client *cl)
+{
+    client *oldest = NULL;
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        if (cl[i].fd < 0)
+            return &cl[i];
+        if (!cl[i].out && (!oldest || cl[i].since_ms < oldest->since_ms))
+            oldest = &cl[i];
+    }
+    if (oldest)
+        drop(oldest);
+    return oldest;
+}
+
+/* Every slot is answering a request: a short 503, never a wait. */
+static void refuse_busy(int cfd)
+{
+    static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 5\r\n"
+                               "Retry-After: 1\r\nConnection: close\r\n\r\nbusy\n";
+    (void)send(cfd, busy, sizeof busy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);   /* or just the close */
+    close(cfd);
+}
+
+/* Takes every waiting connection. A scraper's request is usually there
+ * already, so it is read (and answered, when the answer fits the socket
+ * buffer) at once, without waiting for a slot to be polled. */
+static void accept_all(int fd, client *cl, mk_http_handler h, void *ctx)
 {
     for (;;) {
         int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (cfd < 0)
             return;
-        client *c = NULL;
-        for (int i = 0; i < MAX_CLIENTS && !c; i++)
-            if (cl[i].fd < 0)
-                c = &cl[i];
+        client *c = slot_for_new(cl);
         if (!c) {
-            close(cfd); /* full: the scraper retries */
+            refuse_busy(cfd);
             continue;
         }
         memset(c, 0, sizeof *c);
         c->fd = cfd;
-        c->deadline_ms = now_ms() + CLIENT_TIMEOUT_MS;
+        c->since_ms = now_ms();
+        c->deadline_ms = c->since_ms + HEAD_TIMEOUT_MS;
+        on_readable(c, h, ctx);
+        if (c->fd >= 0 && c->out)
+            on_writable(c);
     }
 }
 
@@ -310,7 +351,7 @@ static int serve(int fd, mk_http_handler h, void *ctx, const sigset_t *mask,
                 on_readable(who[i], h, ctx);
         }
         if (pfd[0].revents & POLLIN)
-            accept_all(fd, cl);
+            accept_all(fd, cl, h, ctx);
     }
     for (int i = 0; i < MAX_CLIENTS; i++)
         if (cl[i].fd >= 0)

@@ -7,8 +7,9 @@
 
 /* httpd.c: the small HTTP server: one thread, poll()
  * over the listening socket and its clients (so a slow client cannot hold up
- * a scrape), GET and HEAD only, one response per connection, and a clean
- * stop on SIGINT or SIGTERM. */
+ * a scrape; held-open sockets give their slots up to new connections), GET
+ * and HEAD only, one response per connection, and a clean stop on SIGINT or
+ * SIGTERM. */
 typedef struct mk_http_resp {
     int status;            /* 200, 404, 503, ... */
     const char *type;      /* Content-Type */

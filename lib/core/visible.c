@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "textesc.h"
 #include "visible.h"
 
 #define ENTRY_MAX 128   /* longer entries name nothing: UUIDs are 40 bytes */
@@ -73,11 +74,14 @@ static int show_entry(mk_visible *v, const mk_universe *u, const char *e)
     return 0;
 }
 
+/* Escaped: the list goes to a terminal or a log (textesc.h). */
 static void note_unknown(char *unknown, size_t len, const char *e)
 {
+    char shown[4 * ENTRY_MAX];
     size_t used = strlen(unknown);
     if (used < len)
-        snprintf(unknown + used, len - used, "%s'%s'", used ? ", " : "", e);
+        snprintf(unknown + used, len - used, "%s'%s'", used ? ", " : "",
+                 mk_text_escape(e, 0, shown, sizeof shown));
 }
 
 static int is_word(const char *s, size_t n, const char *word)

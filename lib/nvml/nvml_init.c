@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include "nvml_impl.h"
+#include "textesc.h"
 
 static const char *config_path_from_env(void)
 {
@@ -65,15 +66,16 @@ static int build_handles(const mk_universe *u)
  * (visible.h); what it names that the universe lacks is one stderr line. */
 static int build_view(const mk_universe *u)
 {
-    char unknown[512];
+    char unknown[512], shown[1024];
     const char *spec = getenv(MK_VISIBLE_ENV);
     mk_visible_free(&mk_L.vis);
     if (mk_visible_parse(u, spec, &mk_L.vis, unknown, sizeof unknown) != 0)
         return -1;
-    if (unknown[0])
-        fprintf(stderr, "mokka: %s=%.200s%s: no such GPU or MIG device in this universe: "
-                "%s; left out (%zu GPU%s visible)\n", MK_VISIBLE_ENV, spec,
-                strlen(spec) > 200 ? "..." : "", unknown, mk_L.vis.n, mk_L.vis.n == 1 ? "" : "s");
+    if (unknown[0])   /* the value escaped: it is the container's, not ours (textesc.h) */
+        fprintf(stderr, "mokka: %s=%s: no such GPU or MIG device in this universe: "
+                "%s; left out (%zu GPU%s visible)\n", MK_VISIBLE_ENV,
+                mk_text_escape(spec, 200, shown, sizeof shown), unknown, mk_L.vis.n,
+                mk_L.vis.n == 1 ? "" : "s");
     return 0;
 }
 

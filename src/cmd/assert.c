@@ -89,6 +89,20 @@ static int add_str(const char ***v, size_t *n, const char *s)
     return 0;
 }
 
+/* --var NAME=VALUE: a name ${NAME} can refer to, of any length. */
+static int var_opt(assert_opts *o, const char *arg)
+{
+    enum { SHOWN = 64 };
+    size_t len = strcspn(arg, "=");
+    if (!arg[len] || len == 0)
+        return mk_usage_error("assert", "--var takes NAME=VALUE, not '%s'", arg);
+    if (!mk_suite_var_name_ok(arg, len))
+        return mk_usage_error("assert", "--var '%.*s%s': a name has only letters, digits, '.', "
+                              "'_' and '-' (what ${name} can refer to)",
+                              (int)(len > SHOWN ? SHOWN : len), arg, len > SHOWN ? "..." : "");
+    return add_str(&o->vars, &o->nvars, arg) ? MK_EXIT_ENV : 0;
+}
+
 static int parse_args(int argc, char **argv, assert_opts *o)
 {
     enum { O_KUBECONFIG = 1, O_CONTEXT, O_JUNIT, O_REPORT, O_VAR, O_STATEDIR };
@@ -131,12 +145,12 @@ static int parse_args(int argc, char **argv, assert_opts *o)
                 return mk_usage_error("assert", "--timeout '%s': %s", optarg, why);
             break;
         case 'c': o->config = optarg; break;
-        case O_VAR:
-            if (!strchr(optarg, '=') || optarg[0] == '=')
-                return mk_usage_error("assert", "--var takes NAME=VALUE, not '%s'", optarg);
-            if (add_str(&o->vars, &o->nvars, optarg))
-                return MK_EXIT_ENV;
+        case O_VAR: {
+            int rc = var_opt(o, optarg);
+            if (rc != 0)
+                return rc;
             break;
+        }
         case O_STATEDIR: o->state_dir = optarg; break;
         case 'v': o->kube.verbose = 1; break;
         case 'q': mk_quiet = 1; break;

@@ -112,10 +112,13 @@ static void note_view(json_t *doc)
     if (!mk_visible_restricted(spec))
         return;
     size_t n = json_array_size(json_object_get(doc, "gpus"));
+    char *shown = mk_text_escaped(spec), *utf8 = mk_text_utf8(spec);   /* see stats.c */
     mk_info("smi", "the view is restricted: %s=%s shows %zu GPU%s, numbered from 0 as in a "
-            "container (Mokka's library; NVIDIA's ignores the variable)", MK_VISIBLE_ENV, spec,
+            "container (Mokka's library; NVIDIA's ignores the variable)", MK_VISIBLE_ENV, shown,
             n, n == 1 ? "" : "s");
-    json_object_set_new(doc, "visible_devices", json_string(spec));
+    json_object_set_new(doc, "visible_devices", json_string(utf8));
+    free(shown);
+    free(utf8);
 }
 
 static void print_view(const smi_opts *o, json_t *doc)

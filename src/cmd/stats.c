@@ -90,6 +90,17 @@ static json_t *calls_json(const mk_view *v, json_t **unsupported, json_int_t *to
     return a;
 }
 
+/* A value from outside as a JSON string: JSON escapes its control
+ * characters, and a byte that is not UTF-8 (which json_string refuses, and
+ * the entry went missing) becomes U+FFFD. */
+static json_t *json_text(const char *s)
+{
+    char *utf8 = mk_text_utf8(s);
+    json_t *j = json_string(utf8);
+    free(utf8);
+    return j;
+}
+
 /* The attached processes whose NVIDIA_VISIBLE_DEVICES narrows their view:
  * [{pid, visibleDevices, gpus: [universe indexes] or null}]. */
 static json_t *views_json(const mk_view *v)
@@ -101,8 +112,9 @@ static json_t *views_json(const mk_view *v)
         json_t *gpus = pv[i].gpus ? json_array() : json_null();
         for (size_t j = 0; pv[i].gpus && j < pv[i].n; j++)
             json_array_append_new(gpus, json_integer(pv[i].gpus[j]));
-        json_array_append_new(a, json_pack("{s:i, s:s, s:o}", "pid", (int)pv[i].pid,
-                                           "visibleDevices", pv[i].spec, "gpus", gpus));
+        json_array_append_new(a, json_pack("{s:i, s:o, s:o}", "pid", (int)pv[i].pid,
+                                           "visibleDevices", json_text(pv[i].spec),
+                                           "gpus", gpus));
     }
     mk_procviews_free(pv, n);
     return a;
@@ -220,8 +232,9 @@ static void print_views(const json_t *views, FILE *f)
             fprintf(f, "no GPU");
         json_array_foreach(gpus, j, g)
             fprintf(f, "%sGPU %lld", j ? ", " : "", (long long)json_integer_value(g));
-        fprintf(f, " (NVIDIA_VISIBLE_DEVICES=%s; it numbers them from 0)\n",
-                jstr(pv, "visibleDevices"));
+        char *spec = mk_text_escaped(jstr(pv, "visibleDevices"));   /* a line on a terminal */
+        fprintf(f, " (NVIDIA_VISIBLE_DEVICES=%s; it numbers them from 0)\n", spec);
+        free(spec);
     }
 }
 

@@ -5,14 +5,19 @@
  * Why not always "write PATH.tmp, rename over PATH": as root in CI,
  * `--junit /dev/null` would replace the system's /dev/null with a regular
  * file, a FIFO a collector reads from would vanish, and a symlink a job set
- * up (report.xml -> artifacts/report.xml) would be clobbered. */
+ * up (report.xml -> artifacts/report.xml) would be clobbered. Written in
+ * place, a FIFO's reader gets a bounded time to come and to read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "util/util.h"
 #include "report.h"
@@ -32,23 +37,92 @@ static int save_stdout(const mk_report *r, writer_fn writer, char *err, size_t e
     return -1;
 }
 
-/* A device, FIFO or socket: opened and written as it is. */
-static int save_in_place(const mk_report *r, const char *path, writer_fn writer,
-                         char *err, size_t errlen)
+/* A FIFO's reader gets this long to open it, and then to take each part
+ * of the report: open() and write() would otherwise wait for a reader
+ * that never comes, past --timeout, for ever. */
+#define READER_WAIT_MS 5000
+
+/* Opened without blocking; a FIFO that nobody has open for reading yet
+ * (ENXIO) is tried again until a reader comes or READER_WAIT_MS pass. */
+static int open_in_place(const char *path, int fifo)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    long long give_up = mk_now_ms() + READER_WAIT_MS;
+    for (;;) {
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd >= 0 || errno != ENXIO || !fifo || mk_now_ms() >= give_up)
+            return fd;
+        nanosleep(&(struct timespec){ 0, 50 * 1000000L }, NULL);
+    }
+}
+
+/* All of buf to the non-blocking fd, waiting up to READER_WAIT_MS each
+ * time it takes nothing (ETIMEDOUT then). A reader that closes early is
+ * EPIPE, and its SIGPIPE is taken here instead of ending the command. */
+static int write_in_place(int fd, const char *buf, size_t len)
+{
+    sigset_t pipe_sig, old;
+    sigemptyset(&pipe_sig);
+    sigaddset(&pipe_sig, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
+    int rc = 0;
+    for (size_t off = 0; off < len && rc == 0;) {
+        ssize_t n = write(fd, buf + off, len - off);
+        if (n > 0) {
+            off += (size_t)n;
+        } else if (n < 0 && errno == EAGAIN) {
+            int ready = poll(&(struct pollfd){ fd, POLLOUT, 0 }, 1, READER_WAIT_MS);
+            if (ready == 0)
+                errno = ETIMEDOUT;
+            if (ready == 0 || (ready < 0 && errno != EINTR))
+                rc = -1;
+        } else if (n == 0 || errno != EINTR) {
+            rc = -1;
+        }
+    }
+    int saved = errno;
+    if (rc != 0 && saved == EPIPE)
+        sigtimedwait(&pipe_sig, NULL, &(struct timespec){ 0, 0 });
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return rc;
+}
+
+static const char *in_place_error(int e, char *buf, size_t len)
+{
+    if (e == ENXIO)
+        snprintf(buf, len, "no process opened it for reading within %d s", READER_WAIT_MS / 1000);
+    else if (e == ETIMEDOUT)
+        snprintf(buf, len, "its reader took nothing for %d s", READER_WAIT_MS / 1000);
+    else if (e == EPIPE)
+        snprintf(buf, len, "its reader closed it before the end of the report");
+    else
+        snprintf(buf, len, "%s", strerror(e));
+    return buf;
+}
+
+/* A device, FIFO or socket: written as it is, the report made first in
+ * memory so that the file only ever sees whole writes. */
+static int save_in_place(const mk_report *r, const char *path, const struct stat *st,
+                         writer_fn writer, char *err, size_t errlen)
+{
+    char *buf = NULL, why[128];
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem || writer(r, mem) != 0 || fclose(mem) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        free(buf);
         return -1;
     }
-    int rc = write_stream(r, writer, f);
+    int fd = open_in_place(path, S_ISFIFO(st->st_mode));
+    int rc = fd < 0 ? -1 : write_in_place(fd, buf, len);
     int saved = errno;
-    if (fclose(f) != 0 && rc == 0) {
+    if (fd >= 0 && close(fd) != 0 && rc == 0) {
         rc = -1;
         saved = errno;
     }
     if (rc != 0)
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+        snprintf(err, errlen, "cannot write %s: %s", path, in_place_error(saved, why, sizeof why));
+    free(buf);
     return rc;
 }
 
@@ -112,7 +186,7 @@ int mk_report_save(const mk_report *r, const char *path, writer_fn writer,
         return -1;
     }
     if (exists && !S_ISREG(st.st_mode))
-        return save_in_place(r, path, writer, err, errlen);
+        return save_in_place(r, path, &st, writer, err, errlen);
     char *target = follow(path);
     int rc = save_atomic(r, path, target, exists ? &st : NULL, writer, err, errlen);
     free(target);

@@ -151,16 +151,12 @@ int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_univer
     return rc ? -1 : 0;
 }
 
-int mk_runenv_var(mk_runenv *r, const char *assignment)
+/* Replaces the value of variable `name`, or adds it. */
+static int set_var(mk_runenv *r, const char *name, const char *value)
 {
-    const char *eq = strchr(assignment, '=');
-    if (!eq || eq == assignment)
-        return -1;
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(eq - assignment), assignment);
     for (size_t i = 0; i < r->nvars; i++)
         if (strcmp(r->var_text[2 * i], name) == 0) {
-            char *v = strdup(eq + 1);
+            char *v = strdup(value);
             if (!v)
                 return -1;
             free(r->var_text[2 * i + 1]);
@@ -168,9 +164,24 @@ int mk_runenv_var(mk_runenv *r, const char *assignment)
             r->vars[i].value = v;
             return 0;
         }
-    int rc = add_var(r, name, "%s", eq + 1);
+    int rc = add_var(r, name, "%s", value);
     r->env.vars = r->vars;
     r->env.nvars = r->nvars;
+    return rc;
+}
+
+int mk_runenv_var(mk_runenv *r, const char *assignment)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment)
+        return -1;
+    /* The name as given, however long: a fixed buffer once cut names at 127
+     * bytes, and two names that shared those collided. */
+    char *name = strndup(assignment, (size_t)(eq - assignment));
+    if (!name)
+        return -1;
+    int rc = set_var(r, name, eq + 1);
+    free(name);
     return rc;
 }
 

@@ -94,6 +94,10 @@ typedef struct mk_suite_var {
     const char *name, *value;
 } mk_suite_var;
 
+/* Whether the first len bytes of s are a name ${name} can refer to:
+ * letters, digits, '.', '_' and '-', any length (suite_vars.c). */
+int mk_suite_var_name_ok(const char *s, size_t len);
+
 /* What the view can show, beyond capacity and allocatable. */
 enum {
     MK_ENV_DEVICE_LIST = 1,   /* the plugin's device list: ids, health, NUMA (built-in kubelet) */

@@ -3,6 +3,7 @@
  * (only the environment knows ${gpus} or ${uuid.3}). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "suite_int.h"
 #include "util/util.h"
@@ -10,6 +11,14 @@
 int mk_var_char(int c)
 {
     return isalnum(c) || c == '_' || c == '.' || c == '-';
+}
+
+int mk_suite_var_name_ok(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!mk_var_char((unsigned char)s[i]))
+            return 0;
+    return len > 0;
 }
 
 const char *mk_vars_lookup(const mk_vars *vars, const char *name)
@@ -73,17 +82,17 @@ char *mk_vars_expand(const char *s, const mk_vars *vars, char *err, size_t errle
     const char *p = s;
     for (const char *ref; (ref = strstr(p, "${")); ) {
         int len = name_len(ref + 2);
-        char name[256];
-        if (len < 0 || (size_t)len >= sizeof name) {
+        if (len < 0) {
             snprintf(err, errlen, "bad variable reference in '%s'", s);
             mk_sb_free(&out);
             return NULL;
         }
-        memcpy(name, ref + 2, (size_t)len);
-        name[len] = 0;
+        char *name = mk_xstrndup(ref + 2, (size_t)len);   /* any length, as --var takes */
         const char *value = mk_vars_lookup(vars, name);
-        if (!value) {
+        if (!value)
             mk_vars_unknown(vars, name, err, errlen);
+        free(name);
+        if (!value) {
             mk_sb_free(&out);
             return NULL;
         }

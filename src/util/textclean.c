@@ -1,7 +1,9 @@
-/* textclean.c - UTF-8 validation, escape-sequence removal, flattening, and
- * snippets of untrusted text for error messages. */
+/* textclean.c - UTF-8 validation (lib/core/textesc.c reads it),
+ * escape-sequence removal, flattening, and snippets of untrusted text for
+ * error messages. */
 #include <stdint.h>
 #include <string.h>
+#include "textesc.h"
 #include "util.h"
 
 #define ESC 0x1b
@@ -10,33 +12,6 @@
 static int cont(unsigned char c)
 {
     return (c & 0xc0) == 0x80;   /* the NUL terminator is never one */
-}
-
-/* Length of the valid UTF-8 sequence at p (0: invalid), code point in *cp. */
-static int utf8_seq(const unsigned char *p, uint32_t *cp)
-{
-    if (p[0] < 0xc2)
-        return 0;
-    if (p[0] < 0xe0) {
-        if (!cont(p[1]))
-            return 0;
-        *cp = (uint32_t)(p[0] & 0x1f) << 6 | (p[1] & 0x3f);
-        return 2;
-    }
-    if (p[0] < 0xf0) {
-        if (!cont(p[1]) || !cont(p[2]))
-            return 0;
-        *cp = (uint32_t)(p[0] & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
-        return *cp < 0x800 || (*cp >= 0xd800 && *cp <= 0xdfff) ? 0 : 3;
-    }
-    if (p[0] < 0xf5) {
-        if (!cont(p[1]) || !cont(p[2]) || !cont(p[3]))
-            return 0;
-        *cp = (uint32_t)(p[0] & 0x07) << 18 | (uint32_t)(p[1] & 0x3f) << 12 |
-              (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
-        return *cp < 0x10000 || *cp > 0x10ffff ? 0 : 4;
-    }
-    return 0;
 }
 
 /* Skips an escape sequence starting at ESC: CSI (colours, cursor moves),
@@ -86,7 +61,7 @@ char *mk_text_clean(const char *s)
             p++;
         } else if (*p < 0x80) {
             *o++ = (char)*p++;
-        } else if ((n = utf8_seq(p, &cp)) == 0) {
+        } else if ((n = mk_utf8_seq(p, &cp)) == 0) {
             memcpy(o, "\xef\xbf\xbd", 3);
             o += 3;
             p++;
@@ -143,4 +118,31 @@ void mk_text_snip(const char *s, size_t max, char *buf, size_t len)
         n += 3;
     }
     buf[n] = 0;
+}
+
+char *mk_text_escaped(const char *s)
+{
+    size_t len = strlen(s) * 4 + 4;   /* a byte is 4 at most (\xNN); room for the end */
+    return mk_text_escape(s, 0, mk_xmalloc(len), len);
+}
+
+char *mk_text_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char *out = mk_xmalloc(strlen(s) * 3 + 1), *o = out;
+    while (*p) {
+        uint32_t cp;
+        int n = *p < 0x80 ? 1 : mk_utf8_seq(p, &cp);
+        if (n) {
+            memcpy(o, p, (size_t)n);
+            o += n;
+            p += n;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+            p++;
+        }
+    }
+    *o = 0;
+    return out;
 }

@@ -142,6 +142,13 @@ char *mk_text_line(const char *s, size_t max);
  * allocating (parsers that must not abort on memory): printable ASCII,
  * every other byte '?', at most `max` bytes of s and then "...". */
 void mk_text_snip(const char *s, size_t max, char *buf, size_t len);
+/* s on one line with every control character and non-UTF-8 byte escaped
+ * as C writes them (lib/core/textesc.h), whole; malloc'd. For values from
+ * outside shown as they are (an environment variable): nothing dropped. */
+char *mk_text_escaped(const char *s);
+/* s with each byte that is not UTF-8 replaced by U+FFFD and nothing else
+ * changed (JSON escapes control characters itself); malloc'd. */
+char *mk_text_utf8(const char *s);
 
 
 /* xalloc.c: allocation that cannot fail: the CLI's engines (suite, report)

@@ -108,6 +108,39 @@ class AssertTest(kubetest.KubeTestCase):
                        "--var", "want=8", "--suite", suite)
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_long_var_names_do_not_collide(self):
+        # Once cut at 127 bytes: two names that shared them collided (the
+        # second value won) and ${whole name} was unknown, exit 3.
+        self.server()
+        eight, seven, label = "v" * 130 + "-eight", "v" * 130 + "-seven", "L" * 300
+        suite = self.write("s.yaml", "cases:\n  - name: counts\n"
+                           "    expect: {capacity: \"${%s}\", allocatable: \"${%s}\"}\n"
+                           "  - name: a string\n"
+                           "    expect: {label: {nvidia.com/gpu.present: \"${%s}\"}}\n"
+                           % (eight, eight, label))
+        r = self.mokka("assert", "--kubeconfig", self.kubeconfig(), "--node", "gpu-1",
+                       "--var", eight + "=8", "--var", seven + "=7", "--var", label + "=true",
+                       "--suite", suite)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_var_name_that_no_reference_can_name_is_a_usage_error(self):
+        r = self.mokka("assert", "--suite", "s.yaml", "--var", "two words=1")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--var 'two words': a name has only letters, digits, '.', '_' and '-'",
+                      r.stderr)
+
+    def test_junit_to_a_fifo_nobody_reads_is_an_error_not_a_hang(self):
+        # Once open() waited for a reader for ever, past --timeout.
+        self.server()
+        suite = self.write("s.yaml", GPU_NODE_SUITE)
+        fifo = os.path.join(self.dir, "r.xml")
+        os.mkfifo(fifo)
+        r = self.mokka("assert", "--kubeconfig", self.kubeconfig(), "--node", "gpu-1",
+                       "--suite", suite, "--junit", fifo, "--timeout", "5s")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("mokka assert: cannot write %s: no process opened it for reading "
+                      "within 5 s" % fifo, r.stderr)
+
     def test_long_unknown_variable_without_config_is_an_error_not_a_crash(self):
         # Once a stack overflow: SIGSEGV, exit 139, no JUnit.
         self.server()

@@ -41,6 +41,29 @@ class ViewTest(CliTest):
         self.assertIn('mokka_process_visible_gpu{pid="%d",gpu="2",uuid="%s",index="0"} 1\n'
                       % (pr.pid, uuid), m)
 
+    def test_control_characters_are_shown_escaped(self):
+        # Once printed raw: the value could clear the screen, forge lines or
+        # retitle the terminal, and a byte that is not UTF-8 dropped the
+        # process from --json's restrictedViews.
+        hostile = '2,0\x1b[2J\x1b]0;owned\x07\nview       pid 1 sees GPU 7\r,\udcff'
+        escaped = '2,0\\x1b[2J\\x1b]0;owned\\x07\\nview       pid 1 sees GPU 7\\r,'
+        as_utf8 = hostile.replace('\udcff', '\ufffd')   # JSON: the bad byte is U+FFFD
+        pr = Probe(self, visible=hostile)
+        text = pr.mokka('stats').stdout
+        self.assertIn('\nview       pid %d sees GPU 2 (NVIDIA_VISIBLE_DEVICES=%s\ufffd; it numbers '
+                      'them from 0)\n' % (pr.pid, escaped), text)
+        self.assertNotIn('\x1b', text)
+        self.assertNotIn('\nview       pid 1 ', text)
+        r = json.loads(pr.mokka('stats', '--json').stdout)
+        self.assertEqual(r['processes']['restrictedViews'],
+                         [{'pid': pr.pid, 'visibleDevices': as_utf8, 'gpus': [2]}])
+        env = dict(os.environ, NVIDIA_VISIBLE_DEVICES=hostile)
+        p = mokka('smi', '--mock', '-L', env=env)
+        self.assertIn('NVIDIA_VISIBLE_DEVICES=%s\\xff shows 1 GPU' % escaped, p.stderr)
+        self.assertNotIn('\x1b', p.stderr)   # the library's own line too
+        p = mokka('smi', '--mock', '--json', env=env)
+        self.assertEqual(json.loads(p.stdout)['visible_devices'], as_utf8)
+
     def test_whole_views_are_not_mentioned(self):
         pr = Probe(self)
         r = json.loads(pr.mokka('stats', '--json').stdout)

@@ -12,13 +12,16 @@ a port already in use is one warning and the command still runs; without
 debug: nothing listens."""
 import os
 import re
+import resource
 import select
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import unittest
+import urllib.request
 
 from cli_support import SAN
 from mokka_probe import MOKKA, CliTest, preload_env
@@ -61,6 +64,47 @@ def read_line(stream, pattern, timeout=30):
             if m:
                 return m
     raise AssertionError('never saw %s in:\n%s' % (pattern.pattern, ''.join(seen)))
+
+
+HELD, TRICKLING = 2000, 40
+
+
+def hold(server, n):
+    """n sockets connected to server that never send: connected all at once
+    (one by one, the SYNs the full backlog drops cost a second each)."""
+    socks, waiting = [], select.poll()
+    for _ in range(n):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(server)
+        socks.append(s)
+        waiting.register(s, select.POLLOUT)
+    left, deadline = n, time.monotonic() + 20
+    while left and time.monotonic() < deadline:
+        for fd, _ in waiting.poll(1000):
+            waiting.unregister(fd)
+            left -= 1
+    return socks
+
+
+def trickle(server, stop):
+    """Slowloris: TRICKLING connections that send one byte a second and
+    never end their request, connecting again when the server drops one."""
+    conns = [None] * TRICKLING
+    while not stop.is_set():
+        for i, c in enumerate(conns):
+            try:
+                if c is None:
+                    c = conns[i] = socket.create_connection(server, timeout=2)
+                c.send(b'G')
+            except OSError:
+                if c is not None:
+                    c.close()
+                conns[i] = None
+        stop.wait(1)
+    for c in conns:
+        if c is not None:
+            c.close()
 
 
 class DebugTest(CliTest):
@@ -118,6 +162,41 @@ class DebugTest(CliTest):
         status, body = curl(url)
         self.assertEqual(status, 200, body)
         self.assertExposition(body)
+
+    def test_held_and_trickling_sockets_do_not_keep_a_scrape_out(self):
+        # Once the 32 slots went to the first sockets that connected, each for
+        # 10 s, and every other connection, a scrape too, was closed unread.
+        cfg = config(os.path.join(self.dir, 'gpus.yaml'))
+        p = self.exec_mokka(cfg, sys.executable, '-c', INIT)
+        addr = read_line(p.stderr, SERVING).group(1)
+        read_line(p.stdout, re.compile('ready'))
+        host, port = addr.split(':')
+        server = (host, int(port))
+        need = HELD + TRICKLING + 100
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < need:
+            if hard != resource.RLIM_INFINITY and hard < need:
+                self.skipTest('%d file descriptors needed, the hard limit is %d' % (need, hard))
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+            self.addCleanup(resource.setrlimit, resource.RLIMIT_NOFILE, (soft, hard))
+        held = hold(server, HELD)
+        self.addCleanup(lambda: [c.close() for c in held])
+        stop = threading.Event()
+        slow = threading.Thread(target=trickle, args=(server, stop))
+        slow.start()
+        self.addCleanup(slow.join)
+        self.addCleanup(stop.set)
+        time.sleep(1.5)   # the trickling sockets are in
+        for i in range(3):
+            try:
+                with urllib.request.urlopen('http://%s/metrics' % addr, timeout=5) as r:
+                    status, body = r.status, r.read().decode()
+            except OSError as e:
+                self.fail('scrape %d among %d held and %d trickling sockets: %s'
+                          % (i + 1, len(held), TRICKLING, e))
+            self.assertEqual(status, 200)
+            self.assertIn('DCGM_FI_DEV_GPU_TEMP{', body)
+            time.sleep(1)
 
     def test_port_in_use_is_a_warning(self):
         s = socket.socket()

@@ -120,5 +120,18 @@ class ViewTest(unittest.TestCase):
                       "(1 GPU visible)" % spec, err)
 
 
+    def test_the_line_shows_control_characters_escaped(self):
+        # Once written raw into the host program's stderr: escape sequences
+        # acted on the terminal, and a newline forged a second line.
+        spec = '1,x\x1b[31m\n\x7f,\udcff,%s' % ('y' * 300)
+        out, err = self.run_probe(spec)
+        self.assertEqual(self.uuids(out), [self.gpu[1]])
+        self.assertEqual(err.count('\n'), 1, err)
+        self.assertNotIn('\x1b', err)
+        self.assertIn("NVIDIA_VISIBLE_DEVICES=1,x\\x1b[31m\\n\\x7f,\\xff,%s...: no such GPU or "
+                      "MIG device in this universe: 'x\\x1b[31m\\n\\x7f', '\\xff', '"
+                      % ('y' * 187), err)   # 200 bytes of the value
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -4,6 +4,7 @@
  * summary with and without colour. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,34 @@ START_TEST(test_save_fifo_in_place)
 }
 END_TEST
 
+/* A reader that opens the FIFO, takes nothing and goes away: once the
+ * writer blocked on the full pipe, then died of SIGPIPE with no message. */
+START_TEST(test_save_fifo_reader_goes_away)
+{
+    mk_report r;
+    sample(&r);
+    mk_rsuite *s = mk_report_add_suite(&r, "big", "big.yaml");
+    for (int i = 0; i < 2000; i++)              /* far more than a pipe holds */
+        mk_rcase_set(mk_rsuite_add_case(s, "case", "node-a"), MK_ST_FAIL, "assertion",
+                     "%0100d", i);
+    const char *dir = mk_test_tmpdir("report"), *fifo = mk_test_path(dir, "fifo");
+    char err[256];
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    pid_t reader = mk_test_fork();
+    if (reader == 0) {
+        int fd = open(fifo, O_RDONLY);
+        usleep(500 * 1000);
+        _exit(fd >= 0 ? 0 : 1);
+    }
+    ck_assert_int_eq(mk_report_save(&r, fifo, mk_junit_write, err, sizeof err), -1);
+    ck_assert_int_eq(mk_test_wait(reader), 0);
+    ck_assert_str_eq(err + strlen(err) - strlen("before the end of the report"),
+                     "before the end of the report");
+    ck_assert_ptr_nonnull(strstr(err, "its reader closed it"));
+    mk_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_save_through_symlinks)
 {
     mk_report r;
@@ -362,6 +391,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_save);
     tcase_add_test(tc, test_save_device_in_place);
     tcase_add_test(tc, test_save_fifo_in_place);
+    tcase_add_test(tc, test_save_fifo_reader_goes_away);
     tcase_add_test(tc, test_save_through_symlinks);
     suite_add_tcase(s, tc);
     tc = tcase_create("writers");

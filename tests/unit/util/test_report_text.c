@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include "textesc.h"
 #include "util/util.h"
 #include "support/testutil.h"
 
@@ -79,6 +80,24 @@ static const char *const bad_durations[] = {
     "", "5", "s", "5 s", "5sec", "1.5s", "-1s", "25h", "99999999999h", "1d", "5S",
 };
 
+/* Outside text on one line (lib/core/textesc.h): nothing a terminal acts
+ * on, nothing that is not UTF-8, nothing lost. */
+START_TEST(test_escape)
+{
+    char buf[64];
+    char *e = mk_text_escaped("2,0\033[2J\033]0;title\a\n\r\t\\x\xff\xc2\x9b\xc3\xa9");
+    ck_assert_str_eq(e, "2,0\\x1b[2J\\x1b]0;title\\x07\\n\\r\\t\\\\x\\xff\\xc2\\x9b\xc3\xa9");
+    free(e);
+    /* cut by max or by the buffer: never inside an escape or a character */
+    ck_assert_str_eq(mk_text_escape("abcdef", 3, buf, sizeof buf), "abc...");
+    ck_assert_str_eq(mk_text_escape("a\033b", 0, buf, 7), "a...");
+    ck_assert_str_eq(mk_text_escape("\xc3\xa9\xc3\xa9", 3, buf, sizeof buf), "\xc3\xa9...");
+    e = mk_text_utf8("a\033\xff\xc3\xa9");
+    ck_assert_str_eq(e, "a\033\xef\xbf\xbd\xc3\xa9");
+    free(e);
+}
+END_TEST
+
 START_TEST(test_duration_parse)
 {
     for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
@@ -119,6 +138,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_clean, 0, (int)(sizeof cleans / sizeof cleans[0]));
     tcase_add_test(tc, test_line);
     tcase_add_test(tc, test_snip);
+    tcase_add_test(tc, test_escape);
     tcase_add_test(tc, test_duration_parse);
     tcase_add_test(tc, test_duration_format);
     suite_add_tcase(s, tc);
