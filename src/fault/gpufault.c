@@ -499,7 +499,8 @@ int mk_gfault_from_json(const json_t *obj, mk_gfault *out)
 json_t *mk_gfault_unreadable(const json_t *picked, const char *why)
 {
     json_t *md = json_object_get(picked, "metadata");
-    return json_pack("{sOss}", "metadata", json_is_object(md) ? md : json_object(), UNREADABLE, why);
+    return json_is_object(md) ? json_pack("{sOss}", "metadata", md, UNREADABLE, why)
+                              : json_pack("{s{}ss}", "metadata", UNREADABLE, why);
 }
 
 void mk_gfault_free(mk_gfault *f)

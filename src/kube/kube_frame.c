@@ -163,8 +163,10 @@ static size_t scan_object(mk_kjscan *s, mk_kjpick *p, size_t base, const char *d
         int in_str0 = s->in_str;
         char prev0 = s->prev;
         scan_byte(s, (unsigned char)data[i]);
-        /* Deep inside, only a string being picked needs the picker. */
-        if (p && (depth0 - p->base <= MK_KJPICK_LEVELS || s->depth - p->base <= MK_KJPICK_LEVELS))
+        /* The picker needs a string's bytes only when it reads the string
+         * (a key, a picked value), and nothing deep inside. */
+        if (p && (!in_str0 || p->in_key || p->grab) &&
+            (depth0 - p->base <= MK_KJPICK_LEVELS || s->depth - p->base <= MK_KJPICK_LEVELS))
             pick_byte(p, s, depth0, in_str0, prev0, (unsigned char)data[i]);
         if (s->depth == base) {
             *done = 1;

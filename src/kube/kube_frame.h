@@ -25,8 +25,10 @@
  * less its items. etcd keeps objects of 1.5 MiB at most; their JSON fits. */
 #define MK_KFRAME_OBJECT_MAX (4u << 20)
 /* The most an object past the bounds may run to while it is skipped to its
- * end (not kept): past this, the stream or answer is given up. */
-#define MK_KFRAME_SKIP_MAX (64u << 20)
+ * end (not kept): past this, the stream or answer is given up (an event
+ * that never ends). Four times the bound: JSON escapes make an object's
+ * text longer than what etcd keeps. */
+#define MK_KFRAME_SKIP_MAX (16u << 20)
 /* JSON values (keys count) in one object. A big Node has a few thousand;
  * jansson spends up to 232 bytes on one ({}), so this bounds a tree to
  * about 60 MiB where 4 MiB of "[{},{},...]" alone would make 300. */

@@ -137,7 +137,7 @@ START_TEST(endless_event_refused)
             ck_assert_uint_eq(st.obj.cap, 0);
     }
     ck_assert_int_eq(rc, -2);
-    ck_assert_str_eq(err, "a watch event runs past 64 MiB: given up");
+    ck_assert_str_eq(err, "a watch event runs past 16 MiB: given up");
     ck_assert_uint_le(fed, MK_KFRAME_SKIP_MAX + sizeof lines);
     ck_assert_int_eq(s.n, 0);
     mk_kstream_reset(&st);
