@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
-#include "kube/kube_frame.h"
 #include "faultapi.h"
 #include "faultlist.h"
 #include "util/util.h"

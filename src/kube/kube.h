@@ -19,6 +19,7 @@
 #include "nodeview/nodeview.h"
 /* Beyond nodes: requests on any object and list+watch of any collection
  * (for GPU faults), label selectors, and the API server's times. */
+#include "kube_frame.h"
 #include "kube_obj.h"
 #include "kube_selector.h"
 #include "kube_time.h"
