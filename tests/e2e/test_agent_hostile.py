@@ -108,8 +108,8 @@ class AgentHostileTest(FleetCase):
         p = self.inject("--node", "gpu-a", "--gpu", "5", "--xid", "79", "--name", "five", "--wait", "30s")
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertRegex(p.stdout, r"GPUFault five: applied on 1 of 1 nodes in")
-        self.assertIn("GPUFaultReports: skipped 'gpu-z' (in a LIST): it holds more than 250000 JSON "
-                      "values (the limit for one object)", p.stderr)
+        self.assertIn("skipped GPUFaultReport 'gpu-z': it holds more than 250000 JSON values (the "
+                      "limit for one object); its node counts as running no agent", p.stderr)
         p = self.inject("--list")
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertRegex(p.stdout, r"five\s+xid 79\s+5\s+gpu-a\s+1/1")
