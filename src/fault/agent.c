@@ -141,6 +141,26 @@ static int f_event(void *ctx, const char *type, json_t *obj, char *err, size_t e
     return rc;
 }
 
+/* A GPUFault that cannot be read whole is kept as what was picked of it
+ * and why (mk_gfault_unreadable), and reported Rejected with that reason;
+ * nameless, it cannot be reported. */
+static int f_bad(void *ctx, const char *type, json_t *obj, const char *why, char *err, size_t errlen)
+{
+    mk_fagent *a = ctx;
+    json_t *kept = NULL;
+    if (!mk_kobj_name(obj)) {
+        say(a, 1, "skipped a GPUFault without a name that can be read: it %s", why);
+        return 0;
+    }
+    if (type && !strcmp(type, "DELETED"))
+        return f_event(ctx, type, obj, err, errlen);
+    if (!(kept = mk_gfault_unreadable(obj, why)))
+        return snprintf(err, errlen, "could not be held: out of memory"), -1;
+    int rc = type ? f_event(ctx, type, kept, err, errlen) : f_item(ctx, 0, kept, err, errlen);
+    json_decref(kept);
+    return rc;
+}
+
 static void w_fail(void *ctx, const char *why)
 {
     mk_fagent *a = ctx;
@@ -197,6 +217,32 @@ static int n_end(void *ctx)
     set_labels(a, a->nlisted ? a->npending : NULL);
     a->npending = NULL;
     a->nlisted = 0;
+    return 0;
+}
+
+/* This node's Node cannot be read whole: its labels stay as last seen. */
+static int n_bad(void *ctx, const char *type, json_t *obj, const char *why, char *err, size_t errlen)
+{
+    mk_fagent *a = ctx;
+    (void)obj;
+    (void)err;
+    (void)errlen;
+    if (type && !strcmp(type, "DELETED")) {
+        set_labels(a, NULL);
+        return 0;
+    }
+    say(a, 1, "node %s: its Node object cannot be read: it %s; the faults go by the labels last "
+        "seen", a->node, why);
+    if (!type) {                        /* in a LIST: as if listed with those labels */
+        pthread_mutex_lock(&a->mu);
+        json_t *l = a->labels ? json_deep_copy(a->labels) : json_object();
+        pthread_mutex_unlock(&a->mu);
+        if (!l)
+            return snprintf(err, errlen, "could not be held: out of memory"), -1;
+        json_decref(a->npending);
+        a->npending = l;
+        a->nlisted++;
+    }
     return 0;
 }
 
@@ -409,8 +455,10 @@ static int open_cluster(mk_fagent *a, char *err, size_t errlen)
 {
     long long deadline = mk_kmono_ms() + (a->o.open_timeout_ms > 0 ? a->o.open_timeout_ms
                                                                    : MK_KUBE_OPEN_TIMEOUT_MS);
-    mk_kwatch_sink fs = { f_item, f_end, f_abort, f_event, w_fail, a };
-    mk_kwatch_sink ns = { n_item, n_end, n_abort, n_event, w_fail, a };
+    mk_kwatch_sink fs = { .item = f_item, .list_end = f_end, .list_abort = f_abort,
+                          .event = f_event, .fail = w_fail, .ctx = a, .bad = f_bad };
+    mk_kwatch_sink ns = { .item = n_item, .list_end = n_end, .list_abort = n_abort,
+                          .event = n_event, .fail = w_fail, .ctx = a, .bad = n_bad };
     mk_kube_opts ko = { .kubeconfig = a->o.kubeconfig, .context = a->o.context,
                         .verbose = a->o.verbose, .log = a->o.log, .log_ctx = a->o.log_ctx };
     if (!(a->client = mk_kclient_open(&ko, err, errlen)))

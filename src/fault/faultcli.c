@@ -198,9 +198,13 @@ static void age_text(long long ms, char *buf, size_t len)
     mk_duration_format(ms < 0 ? 0 : ms / 1000 * 1000, buf, len);
 }
 
-static void put_fault(void *ctx, json_t *obj)
+/* One that cannot be read is listed as invalid, with why. */
+static void put_fault(void *ctx, json_t *obj, const char *bad)
 {
-    json_array_append(ctx, obj);
+    if (bad)
+        json_array_append_new(ctx, mk_gfault_unreadable(obj, bad));
+    else
+        json_array_append(ctx, obj);
 }
 
 /* One fault's cells and, for JSON, its object. */

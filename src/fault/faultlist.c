@@ -9,11 +9,38 @@
 
 #define PAGE 500
 
+/* One page as its bytes arrive, framed into items (kube_frame.h): a page
+ * costs one item's tree at a time, and an item that cannot be read whole
+ * goes to the caller as such instead of failing the page. */
+typedef struct page {
+    mk_khttp *h;
+    mk_klist frame;
+    mk_gfl_item item;
+    void *ctx;
+    int failed;
+    char err[1024];
+} page;
+
+static int on_item(void *ctx, size_t index, json_t *obj, const char *bad)
+{
+    page *p = ctx;
+    char why[512];
+    (void)index;
+    if (bad) {
+        snprintf(why, sizeof why, "%s", bad);
+        mk_khttp_scrub(p->h, why, sizeof why);
+    }
+    p->item(p->ctx, obj, bad ? why : NULL);
+    return 0;
+}
+
 static int on_data(void *ctx, const char *data, size_t len)
 {
-    mk_sb *b = ctx;
-    mk_sb_printf(b, "%.*s", (int)len, data);
-    return 0;
+    page *p = ctx;
+    if (mk_klist_feed(&p->frame, data, len, on_item, p, p->err, sizeof p->err) == 0)
+        return 0;
+    p->failed = 1;
+    return -1;
 }
 
 static char *page_path(const char *path, const char *cont)
@@ -25,34 +52,30 @@ static char *page_path(const char *path, const char *cont)
     return p;
 }
 
-/* One page into *list; 0 with *status, or what mk_khttp_get says. */
-static int get_page(mk_khttp *h, const char *path, long long deadline_ms, json_t **list,
-                    long *status, char *err, size_t errlen)
+/* One page's items to item(); 0 with *status and *rest (the list less
+ * its items), or what mk_khttp_get says. */
+static int get_page(mk_khttp *h, const char *path, long long deadline_ms, mk_gfl_item item,
+                    void *ctx, json_t **rest, long *status, char *err, size_t errlen)
 {
-    mk_sb body = MK_SB_INIT;
+    page p = { .h = h, .item = item, .ctx = ctx };
     mk_kget req = { .path = path, .deadline_ms = deadline_ms, .max_body = MK_KHTTP_ANSWER_MAX,
-                    .sink = on_data, .ctx = &body };
+                    .sink = on_data, .ctx = &p };
     int rc = mk_khttp_get(h, &req, status, err, errlen);
-    *list = NULL;
-    if (rc == 0 && *status == 200) {
-        json_error_t je;
-        *list = json_loadb(mk_sb_str(&body), body.len, 0, &je);
-        if (!*list || !json_is_array(json_object_get(*list, "items"))) {
-            char what[512];
-            mk_khttp_what(&req, what, sizeof what);
-            snprintf(err, errlen, "the API server's answer to %s is not a list: %s", what,
-                     *list ? "it has no items" : je.text);
-            json_decref(*list);
-            rc = MK_KHTTP_FAIL;
-        }
+    *rest = NULL;
+    if (rc == 0 && *status == 200 &&
+        (p.failed || !(*rest = mk_klist_end(&p.frame, p.err, sizeof p.err)))) {
+        char what[512];
+        mk_khttp_what(&req, what, sizeof what);
+        mk_khttp_scrub(h, p.err, sizeof p.err);
+        snprintf(err, errlen, "the API server's answer to %s %s", what, p.err);
+        rc = MK_KHTTP_FAIL;
     }
-    mk_sb_free(&body);
+    mk_klist_reset(&p.frame);
     return rc;
 }
 
-int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms,
-                void (*item)(void *ctx, json_t *obj), void *ctx, long *status, char *err,
-                size_t errlen)
+int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms, mk_gfl_item item, void *ctx,
+                long *status, char *err, size_t errlen)
 {
     char *cont = NULL;
     int rc;
@@ -61,14 +84,10 @@ int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms,
         json_t *list;
         free(cont);
         cont = NULL;
-        rc = get_page(h, p, deadline_ms, &list, status, err, errlen);
+        rc = get_page(h, p, deadline_ms, item, ctx, &list, status, err, errlen);
         free(p);
         if (rc != 0 || *status != 200)
             break;
-        size_t i;
-        json_t *obj;
-        json_array_foreach(json_object_get(list, "items"), i, obj)
-            item(ctx, obj);
         const char *c = json_string_value(json_object_get(json_object_get(list, "metadata"),
                                                           "continue"));
         cont = c && *c ? mk_xstrdup(c) : NULL;
@@ -78,11 +97,24 @@ int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms,
     return rc;
 }
 
-static void put_report(void *ctx, json_t *obj)
+static void skipped(const char *kind, const char *name, const char *why)
+{
+    char q[72], msg[800];
+    mk_text_snip(name ? name : "", 64, q, sizeof q);
+    snprintf(msg, sizeof msg, "skipped %s '%s': it %s", kind, q, why);
+    mk_log_as((void *)"inject", 1, msg);
+}
+
+/* A report that cannot be read is left out, said once: its node then
+ * counts as running no agent. */
+static void put_report(void *ctx, json_t *obj, const char *bad)
 {
     const char *name = mk_kobj_name(obj);
-    if (name)
+    if (bad) {
+        skipped("GPUFaultReport", name, bad);
+    } else if (name) {
         json_object_set(ctx, name, obj);
+    }
 }
 
 int mk_gfl_reports(mk_khttp *h, long long deadline_ms, json_t **out, char *err, size_t errlen)
@@ -102,11 +134,15 @@ int mk_gfl_reports(mk_khttp *h, long long deadline_ms, json_t **out, char *err, 
     return -1;
 }
 
-static void put_node(void *ctx, json_t *obj)
+static void put_node(void *ctx, json_t *obj, const char *bad)
 {
     mk_gfl_nodes *ns = ctx;
     const char *name = mk_kobj_name(obj), *k;
     json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels"), *v;
+    if (bad) {
+        skipped("Node", name, bad);
+        return;
+    }
     if (!name)
         return;
     ns->names = mk_xrealloc(ns->names, (ns->n + 1) * sizeof *ns->names);

@@ -8,12 +8,15 @@
 #include "gpufault.h"
 
 /* Calls item() for each object of the collection at `path` (which may
- * carry a query), 500 a page. Returns 0 with *status the HTTP answer
- * (anything but 200: err holds the server's message, *reason its Status
- * reason), or MK_KHTTP_FAIL / MK_KHTTP_STOPPED with err. */
-int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms,
-                void (*item)(void *ctx, json_t *obj), void *ctx, long *status, char *err,
-                size_t errlen);
+ * carry a query), 500 a page, as each arrives. An object that cannot be
+ * read whole (kube_frame.h) comes with `bad` set (scrubbed) and obj what
+ * could be picked of it ({"metadata": {"name", ...}}). Returns 0 with
+ * *status the HTTP answer (anything but 200: err holds the server's
+ * message, *reason its Status reason), or MK_KHTTP_FAIL / MK_KHTTP_STOPPED
+ * with err. */
+typedef void (*mk_gfl_item)(void *ctx, json_t *obj, const char *bad);
+int mk_gfl_list(mk_khttp *h, const char *path, long long deadline_ms, mk_gfl_item item, void *ctx,
+                long *status, char *err, size_t errlen);
 
 /* Every GPUFaultReport by node name (metadata.name), in *out (the
  * caller's). 0, or -1 with err (a refused LIST names the resource). */

@@ -21,6 +21,7 @@ struct mk_gfwait {
     pthread_cond_t cond;
     json_t *reports;         /* node -> GPUFaultReport */
     json_t *listing;         /* the LIST in progress */
+    mk_klog log;
     long long changed_ms;    /* when reports last changed */
     char failed[512];        /* the watch ended for good, why */
 };
@@ -87,6 +88,27 @@ static int on_event(void *ctx, const char *type, json_t *obj, char *err, size_t 
     return 0;
 }
 
+/* A report that cannot be read whole is dropped (its node then counts as
+ * running no agent), not kept as it was before, and said. */
+static int on_bad(void *ctx, const char *type, json_t *obj, const char *why, char *err,
+                  size_t errlen)
+{
+    mk_gfwait *w = ctx;
+    const char *name = mk_kobj_name(obj);
+    char q[72];
+    mk_text_snip(name ? name : "", 64, q, sizeof q);
+    mk_klogf(&w->log, 1, "skipped GPUFaultReport '%s': it %s; its node counts as running no agent",
+             q, why);
+    if (!name)
+        return 0;
+    pthread_mutex_lock(&w->mu);
+    json_object_del(type ? w->reports : w->listing, name);
+    if (type)
+        changed(w);
+    pthread_mutex_unlock(&w->mu);
+    return 0;
+}
+
 static void on_fail(void *ctx, const char *why)
 {
     mk_gfwait *w = ctx;
@@ -104,10 +126,11 @@ mk_gfwait *mk_gfwait_start(const mk_ktarget *t, const mk_klog *log, long long de
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cond, NULL);
     w->reports = json_object();
+    w->log = *log;
     mk_khttp *h = mk_khttp_new(t, log, err, errlen);
     mk_kwatch_sink sink = { .item = on_item, .list_end = on_list_end,
                             .list_abort = on_list_abort, .event = on_event, .fail = on_fail,
-                            .ctx = w };
+                            .bad = on_bad, .ctx = w };
     mk_kwatch_opts o = { .path = MK_GFR_PATH, .what = "GPUFaultReports", .watch_timeout_s = 300,
                          .first_deadline_ms = deadline_ms && deadline_ms < first ? deadline_ms
                                                                                   : first };

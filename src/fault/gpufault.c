@@ -18,6 +18,8 @@
 
 #define SNIP 48          /* bytes of a string from the object quoted in invalid */
 enum { OK = 0, BAD = -1, NOMEM = -2 };
+/* Marks what mk_gfault_unreadable keeps: no API field has a blank. */
+#define UNREADABLE " unreadable"
 
 static int bad(mk_gfault *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(mk_gfault *f, const char *fmt, ...)
@@ -62,6 +64,49 @@ static const char *type_name(const json_t *j)
     return "null";
 }
 
+/* A string with a NUL inside (jansson reads "\u0000") would be cut short
+ * where C reads it ("0\u0000x" as GPU 0): the first such string of j, by
+ * its path after `at` in path[len], makes the object bad. */
+static int find_nul(const json_t *j, char *path, size_t len, size_t at)
+{
+    const char *k;
+    size_t i;
+    json_t *v;
+    if (!j || at >= len)
+        return 0;
+    switch (json_typeof(j)) {
+    case JSON_STRING:
+        return strlen(json_string_value(j)) != json_string_length(j);
+    case JSON_OBJECT:
+        json_object_foreach((json_t *)j, k, v) {
+            int n = snprintf(path + at, len - at, ".%s", k);
+            if (n > 0 && find_nul(v, path, len, at + (size_t)n))
+                return 1;
+        }
+        break;
+    case JSON_ARRAY:
+        json_array_foreach(j, i, v) {
+            int n = snprintf(path + at, len - at, "[%zu]", i);
+            if (n > 0 && find_nul(v, path, len, at + (size_t)n))
+                return 1;
+        }
+        break;
+    default:
+        break;
+    }
+    path[at] = '\0';
+    return 0;
+}
+
+static int refuse_nul(mk_gfault *f, const json_t *j, const char *name)
+{
+    char path[128], q[SNIP + 4];
+    int n = snprintf(path, sizeof path, "%s", name);
+    if (!find_nul(j, path, sizeof path, (size_t)n))
+        return OK;
+    return bad(f, "%s: holds a NUL byte (\\u0000)", snip(path, q));
+}
+
 /* --- metadata and kind ------------------------------------------------------ */
 
 static int read_metadata(mk_gfault *f, const json_t *md)
@@ -69,6 +114,14 @@ static int read_metadata(mk_gfault *f, const json_t *md)
     char q[SNIP + 4];
     if (!json_is_object(md))
         return bad(f, md ? "metadata: must be an object" : "metadata: missing");
+    static const char *const keys[] = { "name", "generateName", "uid", "resourceVersion",
+                                        "creationTimestamp" };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "metadata.%s", keys[i]);
+        if (refuse_nul(f, json_object_get(md, keys[i]), path))
+            return BAD;
+    }
     if (dup_string(json_object_get(md, "name"), &f->name) ||
         dup_string(json_object_get(md, "uid"), &f->uid) ||
         dup_string(json_object_get(md, "resourceVersion"), &f->rv))
@@ -405,8 +458,16 @@ static int read_duration(mk_gfault *f, const json_t *d)
 
 static int read_object(const json_t *obj, mk_gfault *f)
 {
+    const char *unreadable = json_string_value(json_object_get(obj, UNREADABLE));
     if (!json_is_object(obj))
         return bad(f, "the object is not a JSON object");
+    if (unreadable) {
+        int rc = read_metadata(f, json_object_get(obj, "metadata"));
+        f->invalid[0] = '\0';
+        bad(f, "the object cannot be read: it %s", unreadable);
+        mk_text_snip(f->invalid, sizeof f->invalid - 4, f->invalid, sizeof f->invalid);
+        return rc == NOMEM ? NOMEM : BAD;
+    }
     int rc = read_metadata(f, json_object_get(obj, "metadata"));
     if (rc == NOMEM)
         return rc;
@@ -414,6 +475,8 @@ static int read_object(const json_t *obj, mk_gfault *f)
     const json_t *spec = json_object_get(obj, "spec");
     if (!json_is_object(spec))
         return bad(f, spec ? "spec: must be an object" : "spec: missing");
+    if (refuse_nul(f, spec, "spec"))
+        return BAD;
     /* The nodes even when something before was bad: they say which agents
      * report the fault Rejected. */
     if ((rc = read_nodes(f, json_object_get(spec, "nodes"))) == NOMEM || f->invalid[0])
@@ -431,6 +494,13 @@ int mk_gfault_from_json(const json_t *obj, mk_gfault *out)
         return 0;
     mk_gfault_free(out);
     return -1;
+}
+
+json_t *mk_gfault_unreadable(const json_t *picked, const char *why)
+{
+    json_t *md = json_object_get(picked, "metadata");
+    return json_is_object(md) ? json_pack("{sOss}", "metadata", md, UNREADABLE, why)
+                              : json_pack("{s{}ss}", "metadata", UNREADABLE, why);
 }
 
 void mk_gfault_free(mk_gfault *f)

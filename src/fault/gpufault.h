@@ -56,6 +56,14 @@ typedef struct mk_gfault {
 int mk_gfault_from_json(const json_t *obj, mk_gfault *out);
 void mk_gfault_free(mk_gfault *f);
 
+/* An object that could not be read whole (kube_watch.h: past the bounds
+ * of one object, or not JSON jansson reads) as an object to keep in its
+ * place: `picked` is what could be read of it ({"metadata": {"name", "uid",
+ * "resourceVersion"}}), `why` what is wrong. mk_gfault_from_json reads it
+ * as its metadata and invalid "the object cannot be read: it <why>",
+ * selecting every node. NULL when out of memory. */
+json_t *mk_gfault_unreadable(const json_t *picked, const char *why);
+
 /* Whether the fault is for this node: named in spec.nodes.names (when
  * given) AND matching spec.nodes.selector (when given); with neither, every
  * node. An invalid fault selects by what of its nodes it could read (every

@@ -20,6 +20,7 @@
 /* Beyond nodes: requests on any object and list+watch of any collection
  * (for GPU faults), names in paths, label selectors, and the API server's
  * times. */
+#include "kube_frame.h"
 #include "kube_name.h"
 #include "kube_obj.h"
 #include "kube_selector.h"

@@ -53,12 +53,121 @@ static void scan_byte(mk_kjscan *s, unsigned char c)
     s->prev = (char)c;
 }
 
+/* --- picking shallow strings -------------------------------------------------------- */
+
+static void pick_start(mk_kjpick *p, size_t base, const char *const *paths)
+{
+    memset(p, 0, sizeof *p);
+    p->base = base;
+    p->paths = paths;
+}
+
+/* Whether the keys of levels 1..level (all in objects) spell `path`. */
+static int pick_path_is(const mk_kjpick *p, size_t level, const char *path)
+{
+    for (size_t l = 1; l <= level; l++) {
+        size_t n = strcspn(path, ".");
+        if (!p->is_obj[l] || p->keylen[l] != n || memcmp(p->key[l], path, n))
+            return 0;
+        path += n;
+        if (l < level && *path++ != '.')
+            return 0;
+    }
+    return *path == '\0';
+}
+
+/* Byte c, which took the scan from (depth0, in_str0, prev0) to s. */
+static void pick_byte(mk_kjpick *p, const mk_kjscan *s, size_t depth0, int in_str0, char prev0,
+                      unsigned char c)
+{
+    size_t level = depth0 - p->base;
+    if (in_str0) {
+        if (p->in_key) {
+            if (!s->in_str)
+                p->in_key = 0;
+            else if (p->keylen[level] < MK_KJPICK_KEY)
+                p->key[level][p->keylen[level]++] = (char)c;
+            else
+                p->keylen[level] = MK_KJPICK_KEY + 1;      /* longer than any we compare */
+        } else if (p->grab) {
+            size_t i = (size_t)p->grab - 1;
+            if (p->cur < MK_KJPICK_VALUE)
+                p->val[i][p->cur] = (char)c;
+            p->cur++;
+            if (!s->in_str) {
+                p->vallen[i] = p->cur <= MK_KJPICK_VALUE ? p->cur : 0;
+                p->grab = 0;
+            }
+        }
+        return;
+    }
+    if ((c == '{' || c == '[') && s->depth - p->base <= MK_KJPICK_LEVELS) {
+        p->is_obj[s->depth - p->base] = c == '{';
+        return;
+    }
+    if (c != '"' || level < 1 || level > MK_KJPICK_LEVELS || !p->is_obj[level])
+        return;
+    if (prev0 == '{' || prev0 == ',') {
+        p->in_key = 1;
+        p->keylen[level] = 0;
+        return;
+    }
+    for (size_t i = 0; prev0 == ':' && i < MK_KJPICK_PATHS && p->paths[i]; i++)
+        if (pick_path_is(p, level, p->paths[i])) {
+            p->grab = (int)i + 1;
+            p->val[i][0] = '"';
+            p->cur = 1;
+            return;
+        }
+}
+
+/* What was picked, as {"metadata": {"name": ...}}; NULL when out of memory. */
+static json_t *pick_result(const mk_kjpick *p)
+{
+    json_t *root = json_object();
+    for (size_t i = 0; root && i < MK_KJPICK_PATHS && p->paths[i]; i++) {
+        if (!p->vallen[i])
+            continue;
+        json_t *v = json_loadb(p->val[i], p->vallen[i], JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+        json_t *at = root;
+        const char *path = p->paths[i];
+        if (!json_is_string(v)) {       /* not a string jansson reads: not picked */
+            json_decref(v);
+            continue;
+        }
+        for (size_t n; path[n = strcspn(path, ".")] == '.'; path += n + 1) {
+            char key[MK_KJPICK_KEY + 1];
+            snprintf(key, sizeof key, "%.*s", (int)n, path);
+            json_t *next = json_object_get(at, key);
+            if (!json_is_object(next) && json_object_set_new(at, key, next = json_object()))
+                next = NULL;
+            if (!(at = next))
+                break;
+        }
+        if (!at || json_object_set_new(at, path, v)) {
+            json_decref(root);
+            return NULL;
+        }
+    }
+    return root;
+}
+
 /* Follows data[0..len) through an object that began at nesting `base`: how
- * many bytes belong to it, and *done when its closing brace is among them. */
-static size_t scan_object(mk_kjscan *s, size_t base, const char *data, size_t len, int *done)
+ * many bytes belong to it, and *done when its closing brace is among them.
+ * The picker, when given, follows it too. */
+static size_t scan_object(mk_kjscan *s, mk_kjpick *p, size_t base, const char *data, size_t len,
+                          int *done)
 {
     for (size_t i = 0; i < len; i++) {
+        size_t depth0 = s->depth;
+        int in_str0 = s->in_str;
+        char prev0 = s->prev;
         scan_byte(s, (unsigned char)data[i]);
+        /* The picker needs a string's bytes only when it reads the string
+         * (a key, a picked value), and nothing deep inside. */
+        if (p && (!in_str0 || p->in_key || p->grab) &&
+            (depth0 - p->base <= MK_KJPICK_LEVELS || s->depth - p->base <= MK_KJPICK_LEVELS))
+            pick_byte(p, s, depth0, in_str0, prev0, (unsigned char)data[i]);
         if (s->depth == base) {
             *done = 1;
             return i + 1;
@@ -118,11 +227,13 @@ static void byte_name(unsigned char c, char *buf, size_t len)
         snprintf(buf, len, "byte 0x%02x", c);
 }
 
+static const char oom_parsing[] = "out of memory while parsing";
+
 json_t *mk_kjson_load(const char *text, size_t len, size_t flags, json_error_t *je)
 {
     json_t *j = json_loadb(text, len, flags, je);
     if (!j && !je->text[0])
-        snprintf(je->text, sizeof je->text, "out of memory while parsing");
+        snprintf(je->text, sizeof je->text, "%s", oom_parsing);
     return j;
 }
 
@@ -136,7 +247,77 @@ static const char *where_why(const json_error_t *je, char *buf, size_t len)
     return buf;
 }
 
+/* --- objects past the bounds ------------------------------------------------------- */
+
+/* A reason fit for a message and a report: printable ASCII (jansson's
+ * "near '...'" quotes the object's bytes). */
+static void clean(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+            *s = '?';
+}
+
+/* Keeps n more bytes of an object in b unless it is bad already, counting
+ * them in *seen; makes it bad (why in bad[badlen]) at a bound. Returns 0,
+ * or -2 with err when out of memory or past MK_KFRAME_SKIP_MAX. */
+static int keep_bytes(mk_kjbuf *b, size_t *seen, const mk_kjscan *scan, size_t values0,
+                      const char *p, size_t n, char *bad, size_t badlen, const char *what,
+                      char *err, size_t errlen)
+{
+    *seen += n;
+    if (*seen > MK_KFRAME_SKIP_MAX) {
+        snprintf(err, errlen, "%s runs past %u MiB: given up", what, MK_KFRAME_SKIP_MAX >> 20);
+        return -2;
+    }
+    if (bad[0])
+        return 0;
+    int r = buf_add(b, p, n);
+    if (r == -2) {
+        snprintf(err, errlen, "out of memory");
+        return -2;
+    }
+    if (r == -1)
+        snprintf(bad, badlen, "is over %u MiB " ONE_OBJECT, MK_KFRAME_OBJECT_MAX >> 20);
+    else if (scan->values - values0 > MK_KFRAME_VALUES_MAX)
+        snprintf(bad, badlen, "holds more than %d JSON values " ONE_OBJECT, MK_KFRAME_VALUES_MAX);
+    if (bad[0]) {               /* what was kept is of no use now */
+        free(b->buf);
+        memset(b, 0, sizeof *b);
+    }
+    return 0;
+}
+
+/* The complete object in b: parsed, or (bad set) what was picked of it.
+ * NULL with err only when out of memory. */
+static json_t *load_object(const mk_kjbuf *b, const mk_kjpick *p, char *bad, size_t badlen,
+                           char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *obj = NULL;
+    if (!bad[0]) {
+        obj = mk_kjson_load(b->buf, b->len, JSON_ALLOW_NUL, &je);
+        /* Our memory, not the object's fault. */
+        if (!obj && (json_error_code(&je) == json_error_out_of_memory ||
+                     !strcmp(je.text, oom_parsing))) {
+            snprintf(err, errlen, "%s", oom_parsing);
+            return NULL;
+        }
+        if (obj)
+            return obj;
+        char why[200];
+        snprintf(bad, badlen, "cannot be read%.200s", where_why(&je, why, sizeof why));
+        clean(bad);
+    }
+    if (!(obj = pick_result(p)))
+        snprintf(err, errlen, "out of memory");
+    return obj;
+}
+
 /* --- watch streams ------------------------------------------------------------- */
+
+static const char *const event_paths[] = { "type", "object.metadata.name", "object.metadata.uid",
+                                           "object.metadata.resourceVersion", NULL };
 
 void mk_kstream_reset(mk_kstream *s)
 {
@@ -145,7 +326,8 @@ void mk_kstream_reset(mk_kstream *s)
 }
 
 int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
-                    int (*fn)(void *ctx, json_t *obj), void *ctx, char *err, size_t errlen)
+                    int (*fn)(void *ctx, json_t *obj, const char *bad), void *ctx,
+                    char *err, size_t errlen)
 {
     size_t i = 0;
     while (i < len) {
@@ -162,29 +344,25 @@ int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
                 return -2;
             }
             memset(&s->scan, 0, sizeof s->scan);
+            pick_start(&s->pick, 0, event_paths);
             s->obj.len = 0;
+            s->seen = 0;
+            s->bad[0] = '\0';
             s->in_obj = 1;
         }
-        int done, r;
-        size_t n = scan_object(&s->scan, 0, data + i, len - i, &done);
-        if ((r = buf_add(&s->obj, data + i, n)))
-            return bound_err(r, err, errlen, "a watch event is over %u MiB " ONE_OBJECT,
-                             MK_KFRAME_OBJECT_MAX >> 20);
-        if (s->scan.values > MK_KFRAME_VALUES_MAX)
-            return bound_err(-1, err, errlen, "a watch event holds more than %d JSON values " ONE_OBJECT,
-                             MK_KFRAME_VALUES_MAX);
+        int done;
+        size_t n = scan_object(&s->scan, &s->pick, 0, data + i, len - i, &done);
+        if (keep_bytes(&s->obj, &s->seen, &s->scan, 0, data + i, n, s->bad, sizeof s->bad,
+                       "a watch event", err, errlen))
+            return -2;
         i += n;
         if (!done)
             break;
         s->in_obj = 0;
-        json_error_t je;
-        json_t *obj = mk_kjson_load(s->obj.buf, s->obj.len, 0, &je);
-        if (!obj) {
-            char why[256];
-            snprintf(err, errlen, "malformed watch event%s", where_why(&je, why, sizeof why));
+        json_t *obj = load_object(&s->obj, &s->pick, s->bad, sizeof s->bad, err, errlen);
+        if (!obj)
             return -2;
-        }
-        int stop = fn(ctx, obj);
+        int stop = fn(ctx, obj, s->bad[0] ? s->bad : NULL);
         json_decref(obj);
         if (stop)
             return -1;
@@ -193,6 +371,9 @@ int mk_kstream_feed(mk_kstream *s, const char *data, size_t len,
 }
 
 /* --- LIST answers -------------------------------------------------------------- */
+
+static const char *const item_paths[] = { "metadata.name", "metadata.uid",
+                                          "metadata.resourceVersion", NULL };
 
 enum { L_START, L_TOP, L_ITEMS, L_ITEM, L_DONE };   /* where in the answer */
 enum { K_NONE, K_IN, K_END, K_ITEMS };              /* reading a top-level key */
@@ -268,6 +449,9 @@ static int between_items(mk_klist *l, unsigned char c, char *err, size_t errlen)
         l->state = L_ITEM;
         l->item.len = 0;
         l->item_values = l->scan.values;
+        l->item_seen = 0;
+        l->bad[0] = '\0';
+        pick_start(&l->pick, 2, item_paths);
         return 1;                   /* the item's first byte: not consumed here */
     }
     byte_name(c, name, sizeof name);
@@ -279,43 +463,33 @@ static int between_items(mk_klist *l, unsigned char c, char *err, size_t errlen)
 /* Gathers items[l->items]; hands it to fn when complete. Returns the bytes
  * used, or -1 (fn stopped) or -2 (err) through *rc. */
 static size_t item_bytes(mk_klist *l, const char *data, size_t len,
-                         int (*fn)(void *ctx, size_t index, json_t *item), void *ctx, int *rc,
-                         char *err, size_t errlen)
+                         int (*fn)(void *ctx, size_t index, json_t *item, const char *bad),
+                         void *ctx, int *rc, char *err, size_t errlen)
 {
-    int done, r;
-    size_t n = scan_object(&l->scan, 2, data, len, &done);
-    *rc = 0;
-    if ((r = buf_add(&l->item, data, n))) {
-        *rc = bound_err(r, err, errlen, "has items[%zu] over %u MiB " ONE_OBJECT, l->items,
-                        MK_KFRAME_OBJECT_MAX >> 20);
+    int done;
+    char what[64];
+    size_t n = scan_object(&l->scan, &l->pick, 2, data, len, &done);
+    snprintf(what, sizeof what, "items[%zu]", l->items);
+    if ((*rc = keep_bytes(&l->item, &l->item_seen, &l->scan, l->item_values, data, n, l->bad,
+                          sizeof l->bad, what, err, errlen)))
         return n;
-    }
-    if (l->scan.values - l->item_values > MK_KFRAME_VALUES_MAX) {
-        *rc = bound_err(-1, err, errlen, "has items[%zu] with more than %d JSON values " ONE_OBJECT,
-                        l->items, MK_KFRAME_VALUES_MAX);
-        return n;
-    }
     if (!done)
         return n;
-    json_error_t je;
-    json_t *item = mk_kjson_load(l->item.buf, l->item.len, 0, &je);
+    json_t *item = load_object(&l->item, &l->pick, l->bad, sizeof l->bad, err, errlen);
     if (!item) {
-        char why[256];
-        snprintf(err, errlen, "has items[%zu] that is not valid JSON%s", l->items,
-                 where_why(&je, why, sizeof why));
         *rc = -2;
         return n;
     }
     l->state = L_ITEMS;
     l->need_comma = 1;
     l->in_array++;
-    *rc = fn(ctx, l->items++, item) ? -1 : 0;
+    *rc = fn(ctx, l->items++, item, l->bad[0] ? l->bad : NULL) ? -1 : 0;
     json_decref(item);
     return n;
 }
 
 int mk_klist_feed(mk_klist *l, const char *data, size_t len,
-                  int (*fn)(void *ctx, size_t index, json_t *item), void *ctx,
+                  int (*fn)(void *ctx, size_t index, json_t *item, const char *bad), void *ctx,
                   char *err, size_t errlen)
 {
     char name[16];

@@ -41,7 +41,8 @@ struct mk_khttp {
     char *base;                  /* scheme://host:port/prefix that URLs start with */
     char *host_header;           /* "Host: ..." when tls-server-name renames the URL's host */
     struct curl_slist *connect_to;
-    long long backoff_ms;        /* the last backoff step; 0 after a success */
+    long long backoff_ms;        /* the last retry step; 0 after a success */
+    long long stream_backoff_ms; /* the last mk_khttp_backoff step; 0 after its reset */
     uint64_t rng;
     atomic_ulong lists, watches, writes, retries;
     /* The transfer in progress. */
@@ -351,12 +352,12 @@ static uint64_t rnd(mk_khttp *h)
 
 /* Exponential steps with equal jitter (half fixed, half random), so that
  * clients restarted together do not come back together. */
-static long long next_backoff(mk_khttp *h)
+static long long next_backoff(mk_khttp *h, long long *step_ms)
 {
-    h->backoff_ms = h->backoff_ms ? h->backoff_ms * 2 : BACKOFF_FIRST_MS;
-    if (h->backoff_ms > BACKOFF_MAX_MS)
-        h->backoff_ms = BACKOFF_MAX_MS;
-    return h->backoff_ms / 2 + (long long)(rnd(h) % (uint64_t)(h->backoff_ms / 2 + 1));
+    *step_ms = *step_ms ? *step_ms * 2 : BACKOFF_FIRST_MS;
+    if (*step_ms > BACKOFF_MAX_MS)
+        *step_ms = BACKOFF_MAX_MS;
+    return *step_ms / 2 + (long long)(rnd(h) % (uint64_t)(*step_ms / 2 + 1));
 }
 
 /* Sleep, waking early for mk_khttp_stop; -1 when stopped. */
@@ -373,10 +374,10 @@ static int nap(mk_khttp *h, long long ms)
  * would come first; err says why) or MK_KHTTP_STOPPED. A wait that would
  * end at the deadline gives up at once: a try in what is left could only
  * time out, and its "timed out" would hide the reason we waited for. */
-static int retry_wait(mk_khttp *h, long long deadline_ms, long long retry_after_ms,
-                      const char *why, char *err, size_t errlen)
+static int retry_wait(mk_khttp *h, long long *step_ms, long long deadline_ms,
+                      long long retry_after_ms, const char *why, char *err, size_t errlen)
 {
-    long long d = retry_after_ms > 0 ? retry_after_ms : next_backoff(h);
+    long long d = retry_after_ms > 0 ? retry_after_ms : next_backoff(h, step_ms);
     if (deadline_ms && d >= deadline_ms - mk_kmono_ms()) {
         snprintf(err, errlen, "%s (gave up: the deadline came first)", why);
         return MK_KHTTP_FAIL;
@@ -388,7 +389,12 @@ static int retry_wait(mk_khttp *h, long long deadline_ms, long long retry_after_
 
 int mk_khttp_backoff(mk_khttp *h, long long deadline_ms, const char *why, char *err, size_t errlen)
 {
-    return retry_wait(h, deadline_ms, 0, why, err, errlen);
+    return retry_wait(h, &h->stream_backoff_ms, deadline_ms, 0, why, err, errlen);
+}
+
+void mk_khttp_backoff_reset(mk_khttp *h)
+{
+    h->stream_backoff_ms = 0;
 }
 
 /* Problems no retry can fix: TLS setup and verification, bad URLs. */
@@ -521,7 +527,7 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
                 rc = MK_KHTTP_FAIL;
                 break;
             }
-            if ((rc = retry_wait(h, req->deadline_ms, 0, why, err, errlen)))
+            if ((rc = retry_wait(h, &h->backoff_ms, req->deadline_ms, 0, why, err, errlen)))
                 break;
             continue;
         }
@@ -536,7 +542,8 @@ int mk_khttp_get(mk_khttp *h, const mk_kget *req, long *status, char *err, size_
         if (code == 429 || code >= 500) {
             curl_easy_getinfo(h->easy, CURLINFO_RETRY_AFTER, &retry_after);
             answer_error(h, req, url, code, why, sizeof why);
-            if ((rc = retry_wait(h, req->deadline_ms, (long long)retry_after * 1000, why, err, errlen)))
+            if ((rc = retry_wait(h, &h->backoff_ms, req->deadline_ms, (long long)retry_after * 1000, why,
+                                  err, errlen)))
                 break;
             continue;
         }

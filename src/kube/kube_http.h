@@ -67,8 +67,12 @@ const char *mk_khttp_reason(const mk_khttp *h);
 
 /* Wait the next backoff delay (after a broken stream). Returns 0, or
  * MK_KHTTP_FAIL when deadline_ms (0: none) would come first (err, which must
- * not be `why`, says why and that), or MK_KHTTP_STOPPED. */
+ * not be `why`, says why and that), or MK_KHTTP_STOPPED. These steps are
+ * the caller's: they grow across answers, 200s included (a stream that
+ * breaks at once after each 200 backs off all the same), until
+ * mk_khttp_backoff_reset says the work went well. */
 int mk_khttp_backoff(mk_khttp *h, long long deadline_ms, const char *why, char *err, size_t errlen);
+void mk_khttp_backoff_reset(mk_khttp *h);
 
 /* Take every credential value out of text the server wrote before it goes
  * into a message (mk_kauth_scrub): `text` is NUL-terminated in `size` bytes. */

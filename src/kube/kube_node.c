@@ -98,6 +98,33 @@ static int sdup(char **dst, const char *src)
     return src && !*dst ? -1 : 0;
 }
 
+/* A string of the Node as C text: one with a NUL inside (jansson reads
+ * "\u0000"; annotations are free text) keeps the rest, the NUL written
+ * "\u0000" as JSON writes it, so that what shows it neither cuts it short
+ * nor emits the byte. NULL stays NULL; 0, or -1 when memory runs out. */
+static int jdup(char **dst, const json_t *v)
+{
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v), nul = 0;
+    if (!s || strlen(s) == len)
+        return sdup(dst, s);
+    for (size_t i = 0; i < len; i++)
+        nul += s[i] == '\0';
+    if (!(*dst = malloc(len + 5 * nul + 1)))
+        return -1;
+    char *o = *dst;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i]) {
+            *o++ = s[i];
+        } else {
+            memcpy(o, "\\u0000", 6);
+            o += 6;
+        }
+    }
+    *o = '\0';
+    return 0;
+}
+
 static long long quantity_or_zero(const json_t *v)
 {
     long long q = 0;
@@ -146,7 +173,7 @@ static int read_kv(const json_t *obj, mk_nv_kv **out, size_t *n)
         return -1;
     json_object_foreach((json_t *)obj, key, v) {
         mk_nv_kv *kv = &(*out)[(*n)++];
-        if (sdup(&kv->key, key) || sdup(&kv->value, json_is_string(v) ? json_string_value(v) : ""))
+        if (sdup(&kv->key, key) || (json_is_string(v) ? jdup(&kv->value, v) : sdup(&kv->value, "")))
             return -1;
     }
     return 0;
@@ -164,8 +191,9 @@ static int read_conditions(const json_t *arr, mk_nv_node *n)
         if (!jstr(c, "type"))
             continue;
         mk_nv_condition *o = &n->conditions[n->nconditions++];
-        if (sdup(&o->type, jstr(c, "type")) || sdup(&o->status, jstr(c, "status")) ||
-            sdup(&o->reason, jstr(c, "reason")) || sdup(&o->message, jstr(c, "message")))
+        if (jdup(&o->type, json_object_get(c, "type")) || jdup(&o->status, json_object_get(c, "status")) ||
+            jdup(&o->reason, json_object_get(c, "reason")) ||
+            jdup(&o->message, json_object_get(c, "message")))
             return -1;
     }
     return 0;
@@ -183,8 +211,8 @@ static int read_taints(const json_t *arr, mk_nv_node *n)
         if (!jstr(t, "key"))
             continue;
         mk_nv_taint *o = &n->taints[n->ntaints++];
-        if (sdup(&o->key, jstr(t, "key")) || sdup(&o->value, jstr(t, "value")) ||
-            sdup(&o->effect, jstr(t, "effect")))
+        if (jdup(&o->key, json_object_get(t, "key")) || jdup(&o->value, json_object_get(t, "value")) ||
+            jdup(&o->effect, json_object_get(t, "effect")))
             return -1;
     }
     return 0;
@@ -202,7 +230,7 @@ int mk_knode_from_json(const json_t *node, mk_nv_node *out, char *err, size_t er
         snprintf(err, errlen, "the API server sent a Node without metadata.name");
         return -1;
     }
-    if (sdup(&out->name, name) || read_resources(status, out) ||
+    if (jdup(&out->name, json_object_get(meta, "name")) || read_resources(status, out) ||
         read_kv(json_object_get(meta, "labels"), &out->labels, &out->nlabels) ||
         read_kv(json_object_get(meta, "annotations"), &out->annotations, &out->nannotations) ||
         read_conditions(json_object_get(status, "conditions"), out) ||

@@ -15,9 +15,11 @@
 #include <string.h>
 #include <curl/curl.h>
 #include "kube_frame.h"
+#include "kube_obj.h"
 #include "kube_watch.h"
 
 #define SHORT_WATCH_MS 1000      /* an empty watch shorter than this backs off */
+#define STABLE_WATCH_MS 60000    /* a watch that ran this long resets the backoff */
 
 /* What the watch thread does next. */
 enum next { WATCH, RELIST, BACKOFF_RELIST };
@@ -85,7 +87,24 @@ typedef struct {
     char err[1024];
 } page_in;
 
-static int on_item(void *ctx, size_t index, json_t *item)
+/* An object the framing could not read whole (`bad`, which quotes the
+ * server: scrubbed here) goes to the sink's bad, or is skipped with a
+ * warning; the list or watch goes on. type: NULL in a LIST. */
+static int bad_object(mk_kwatch *w, const char *type, json_t *obj, const char *bad, char *err,
+                      size_t errlen)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", bad);
+    mk_khttp_scrub(w->http, why, sizeof why);
+    if (w->sink.bad)
+        return w->sink.bad(w->sink.ctx, type, obj, why, err, errlen);
+    const char *name = mk_kobj_name(obj);
+    mk_klogf(&w->log, 1, "%s: skipped %s%s%s%s: it %s", w->what, name ? "'" : "an object",
+             name ? name : "", name ? "'" : "", type ? " (a watch event)" : " (in a LIST)", why);
+    return 0;
+}
+
+static int on_item(void *ctx, size_t index, json_t *item, const char *bad)
 {
     page_in *p = ctx;
     list_acc *a = p->acc;
@@ -96,7 +115,8 @@ static int on_item(void *ctx, size_t index, json_t *item)
         snprintf(p->err, sizeof p->err, "has more than the %zu items limit= asked for", p->limit);
         return -1;
     }
-    if (p->w->sink.item(p->w->sink.ctx, a->n, item, why, sizeof why)) {
+    if (bad ? bad_object(p->w, NULL, item, bad, why, sizeof why)
+            : p->w->sink.item(p->w->sink.ctx, a->n, item, why, sizeof why)) {
         snprintf(p->err, sizeof p->err, "has items[%zu] that %s", index, why);
         return -1;
     }
@@ -216,15 +236,17 @@ static int list_all(mk_kwatch *w, long long deadline_ms, char *err, size_t errle
 
 /* --- WATCH -------------------------------------------------------------------------- */
 
-static int on_event(void *ctx, json_t *ev)
+static int on_event(void *ctx, json_t *ev, const char *bad)
 {
     mk_kwatch *w = ctx;
     const char *type = json_string_value(json_object_get(ev, "type"));
     json_t *obj = json_object_get(ev, "object");
     char err[512] = "out of memory";
 
-    if (!type) {
-        snprintf(w->stream_err, sizeof w->stream_err, "a watch event without a type");
+    if (!type || (bad && !strcmp(type, "ERROR"))) {
+        snprintf(w->stream_err, sizeof w->stream_err, "a watch %s%s%s%s",
+                 type ? "ERROR event" : "event without a type", bad ? " (it " : "",
+                 bad ? bad : "", bad ? ")" : "");
         w->next = BACKOFF_RELIST;
         return -1;
     }
@@ -248,7 +270,8 @@ static int on_event(void *ctx, json_t *ev)
     }
     atomic_fetch_add(&w->events, 1);
     w->stream_events++;
-    if (w->sink.event(w->sink.ctx, type, obj, err, sizeof err)) {
+    if (bad ? bad_object(w, type, obj, bad, err, sizeof err)
+            : w->sink.event(w->sink.ctx, type, obj, err, sizeof err)) {
         snprintf(w->stream_err, sizeof w->stream_err, "%s event: %s", type, err);
         w->next = BACKOFF_RELIST;
         return -1;
@@ -296,6 +319,8 @@ static int watch_once(mk_kwatch *w, char *err, size_t errlen)
     int rc = mk_khttp_get(w->http, &req, &status, err, errlen);
     mk_kstream_reset(&w->stream);
     free(path);
+    if (mk_kmono_ms() - started >= STABLE_WATCH_MS)
+        mk_khttp_backoff_reset(w->http);     /* whatever ended it came after a good while */
 
     if (rc == MK_KHTTP_BROKEN) {
         char why[1024];
@@ -313,6 +338,10 @@ static int watch_once(mk_kwatch *w, char *err, size_t errlen)
     } else if (rc == 0 && !w->stream_events && mk_kmono_ms() - started < SHORT_WATCH_MS) {
         /* A server that ends streams at once must not make us spin. */
         rc = mk_khttp_backoff(w->http, 0, "watch ended at once without events", err, errlen);
+    } else if (rc == 0) {
+        /* Only a stream that ran its course resets the backoff: the 200s
+         * of a LIST and a WATCH whose stream then breaks at once do not. */
+        mk_khttp_backoff_reset(w->http);
     }
     return rc;
 }

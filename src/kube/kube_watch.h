@@ -29,6 +29,16 @@ typedef struct mk_kwatch_sink {
     /* No more calls will come: the watch cannot go on (why). */
     void (*fail)(void *ctx, const char *why);
     void *ctx;
+    /* An object that cannot be read whole (past the bounds of one object,
+     * or not JSON jansson reads: kube_frame.h), in a LIST (type NULL, in
+     * its place among the items) or a watch event (its type): `obj` is what
+     * could be picked of it ({"metadata": {"name", "uid",
+     * "resourceVersion"}}, any of them missing; or NULL), `why` says what is wrong
+     * ("holds more than 250000 JSON values (the limit for one object)",
+     * scrubbed). Returns as item and event do. NULL: such objects are
+     * skipped with a warning. Either way the watch goes on. */
+    int (*bad)(void *ctx, const char *type, json_t *obj, const char *why, char *err,
+               size_t errlen);
 } mk_kwatch_sink;
 
 typedef struct mk_kwatch_opts {

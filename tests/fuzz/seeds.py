@@ -226,9 +226,42 @@ def gpufault():
         yield sel.encode()
 
 
+# --- agent_objects: hostile GPUFaults and Nodes in LIST answers and WATCH streams ---
+
+def agent_objects():
+    """What an API server without validation (or free-text metadata) may
+    hold: NUL in values and keys, integers past 64 bits, nesting past
+    jansson's depth, wide arrays, escaped keys, the metadata after the bulk."""
+    meta = {"name": "gpu3-xid79", "uid": "6f0c", "resourceVersion": "1234",
+            "creationTimestamp": "2026-12-02T03:04:05Z"}
+    good = {"apiVersion": "mokka.io/v1alpha1", "kind": "GPUFault", "metadata": meta,
+            "spec": {"gpus": [3], "fault": {"xid": 79}}}
+    text = json.dumps(good, separators=(",", ":"))
+    hostile = [
+        text.replace('"6f0c"', '"6f\\u0000c"'),                        # NUL in a value
+        text.replace('"gpus":[3]', '"gpus":["3\\u0000x"]'),              # NUL in spec
+        text.replace('"gpus":[3]', '"gpus":[18446744073709551616]'),     # past 64 bits
+        text.replace('"gpus":[3]', '"gpus":[-99999999999999999999999]'),
+        text.replace('"gpus":[3]', '"gpus":[1e400]'),
+        text.replace('"spec":{', '"spec":{"k\\u0000":1,'),              # NUL in a key
+        text.replace('"spec":{', '"spec":{"deep":' + "[" * 2100 + "]" * 2100 + ","),
+        text.replace('"metadata":{', '"metadata":{"finalizers":[' + ",".join(['"a"'] * 500) + '],'),
+        text.replace('"name"', '"na\\u006de"'),                          # an escaped key
+        text.replace('"metadata":{', '"metadata":{"annotations":{"n":"a\\u0000b","x":"\\ud800"},'),
+    ]
+    node = fa.make_node("gpu-1")
+    node["metadata"]["annotations"]["note"] = "a\u0000b"
+    hostile.append(json.dumps(node))
+    yield ('{"kind":"GPUFaultList","metadata":{"resourceVersion":"9"},"items":[%s]}'
+           % ",".join(hostile)).encode()
+    yield "".join('{"type":"ADDED","object":%s}\n' % h for h in hostile).encode()
+    yield ('{"type":"MODIFIED","object":%s}\n{"type":"DELETED","object":%s}\n'
+           % (hostile[2], hostile[5])).encode()
+
+
 TARGETS = {"config": config, "suite": suite, "kubeconfig": kubeconfig,
            "kube_watch": kube_watch, "plugin_messages": plugin_messages, "units": units,
-           "textclean": textclean, "gpufault": gpufault}
+           "textclean": textclean, "gpufault": gpufault, "agent_objects": agent_objects}
 
 
 def write(target, outdir):

@@ -54,15 +54,21 @@ static void put_list(pass *p, const json_t *items)
     CHECK(mk_kstore_replace(p->store, &fresh) == 0);
 }
 
-static int on_object(void *ctx, json_t *obj)
+static int on_object(void *ctx, json_t *obj, const char *bad)
 {
     pass *p = ctx;
     char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
     CHECK(text != NULL);
     for (const char *c = text; *c; c++)
         p->hash = p->hash * 31 + (unsigned char)*c;
+    for (const char *c = bad ? bad : ""; *c; c++)
+        p->hash = p->hash * 31 + (unsigned char)*c;
     free(text);
     p->objects++;
+    if (bad) {                  /* what was picked of an object past the bounds */
+        CHECK(json_is_object(obj) && bad[0]);
+        return 0;
+    }
 
     const char *type = json_string_value(json_object_get(obj, "type"));
     json_t *node = json_object_get(obj, "object");
@@ -81,11 +87,11 @@ static int on_object(void *ctx, json_t *obj)
     return 0;
 }
 
-static int on_item(void *ctx, size_t index, json_t *item)
+static int on_item(void *ctx, size_t index, json_t *item, const char *bad)
 {
     pass *p = ctx;
     CHECK(index == p->objects);
-    on_object(ctx, item);
+    on_object(ctx, item, bad);
     return 0;
 }
 

@@ -660,6 +660,65 @@ START_TEST(build_errors)
 }
 END_TEST
 
+/* A NUL inside a string would cut it short where C reads it ("3\u0000x"
+ * as GPU 3, "a\u0000b" as node a): such a string makes the fault invalid,
+ * by its path; one in an annotation (free text, never read) does not. */
+START_TEST(nul_in_strings)
+{
+    static const struct { const char *spec, *why; } cases[] = {
+        { "{\"gpus\":[\"3\\u0000x\"],\"fault\":{\"xid\":79}}", "spec.gpus[0]: holds a NUL byte (\\u0000)" },
+        { "{\"nodes\":{\"names\":[\"a\\u0000b\"]},\"gpus\":[1],\"fault\":{\"xid\":79}}",
+          "spec.nodes.names[0]: holds a NUL byte (\\u0000)" },
+        { "{\"gpus\":[1],\"fault\":{\"ecc\":\"single\\u0000\"}}", "spec.fault.ecc: holds a NUL byte (\\u0000)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[1024];
+        mk_gfault f;
+        json_error_t je;
+        snprintf(buf, sizeof buf, "{" META ",\"spec\":%s}", cases[i].spec);
+        json_t *j = json_loads(buf, JSON_ALLOW_NUL, &je);
+        ck_assert_msg(j != NULL, "%s", je.text);
+        ck_assert_int_eq(mk_gfault_from_json(j, &f), 0);
+        ck_assert_str_eq(f.invalid, cases[i].why);
+        mk_gfault_free(&f);
+        json_decref(j);
+    }
+    json_t *j = json_loads("{\"metadata\":{\"name\":\"n\",\"annotations\":{\"a\":\"x\\u0000\"}},"
+                           "\"spec\":{\"gpus\":[1],\"fault\":{\"xid\":79}}}", JSON_ALLOW_NUL, NULL);
+    mk_gfault f;
+    ck_assert_int_eq(mk_gfault_from_json(j, &f), 0);
+    ck_assert_str_eq(f.invalid, "");
+    mk_gfault_free(&f);
+    json_decref(j);
+}
+END_TEST
+
+/* What the framing picked of an object it could not read: its metadata,
+ * and a reason that says so; every node reports it. */
+START_TEST(unreadable_object)
+{
+    json_t *picked = load("{\"metadata\":{\"name\":\"wide\",\"uid\":\"u-1\",\"resourceVersion\":\"7\"}}");
+    json_t *kept = mk_gfault_unreadable(picked, "holds more than 250000 JSON values (the limit for one object)");
+    mk_gfault f;
+    ck_assert_int_eq(mk_gfault_from_json(kept, &f), 0);
+    ck_assert_str_eq(f.invalid, "the object cannot be read: it holds more than 250000 JSON values (the "
+                                "limit for one object)");
+    ck_assert_str_eq(f.name, "wide");
+    ck_assert_str_eq(f.uid, "u-1");
+    ck_assert_str_eq(f.rv, "7");
+    ck_assert_int_eq(mk_gfault_selects(&f, "any-node", NULL, 0), 1);
+    mk_gfault_free(&f);
+    json_decref(kept);
+    json_decref(picked);
+    kept = mk_gfault_unreadable(NULL, "cannot be read (line 1, column 9): too big integer");
+    ck_assert_int_eq(mk_gfault_from_json(kept, &f), 0);
+    ck_assert_ptr_null(f.name);
+    ck_assert_ptr_nonnull(strstr(f.invalid, "too big integer"));
+    mk_gfault_free(&f);
+    json_decref(kept);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpufault");
@@ -679,6 +738,8 @@ int main(void)
     tcase_add_test(tc, build_everything);
     tcase_add_test(tc, build_generated_names);
     tcase_add_test(tc, build_errors);
+    tcase_add_test(tc, nul_in_strings);
+    tcase_add_test(tc, unreadable_object);
     suite_add_tcase(s, tc);
     return mk_test_run(s);
 }

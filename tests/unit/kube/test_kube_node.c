@@ -130,11 +130,30 @@ START_TEST(equality_ignores_heartbeats_only)
 }
 END_TEST
 
+/* Strings with NUL (annotations and messages are free text) are kept
+ * whole, the NUL written out as JSON writes it. */
+START_TEST(nul_written_out)
+{
+    json_t *j = json_loads("{\"metadata\":{\"name\":\"gpu-1\",\"annotations\":{\"note\":\"a\\u0000b\\u0000\"}},"
+                           "\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
+                           "\"message\":\"\\u0000x\"}]}}", JSON_ALLOW_NUL, NULL);
+    mk_nv_node n;
+    char err[256];
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq(mk_knode_from_json(j, &n, err, sizeof err), 0);
+    ck_assert_str_eq(mk_nv_annotation(&n, "note"), "a\\u0000b\\u0000");
+    ck_assert_str_eq(n.conditions[0].message, "\\u0000x");
+    mk_nv_node_free(&n);
+    json_decref(j);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kube_node");
     TCase *tc = tcase_create("node");
     tcase_add_test(tc, node_fields);
+    tcase_add_test(tc, nul_written_out);
     tcase_add_test(tc, node_minimal);
     tcase_add_test(tc, node_without_name);
     tcase_add_test(tc, equality_ignores_heartbeats_only);

@@ -1,6 +1,8 @@
 /* test_kube_stream.c - framing a watch stream into events whatever the
  * chunk boundaries (kube_frame.c): events spread over many lines are parsed
- * once, and an event past the bounds is refused, naming the bound. */
+ * once, and an event past the bounds or unreadable is handed out as bad,
+ * naming the bound, with what could be picked of it, while the stream goes
+ * on; only one that never ends gives the stream up. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +22,18 @@ static const char stream[] =
 typedef struct {
     int n;
     char types[8][16];
+    char bad[8][160];
+    char names[8][16];
     int stop_after;
 } seen;
 
-static int collect(void *ctx, json_t *ev)
+static int collect(void *ctx, json_t *ev, const char *bad)
 {
     seen *s = ctx;
+    const char *name = json_string_value(json_object_get(json_object_get(json_object_get(ev, "object"),
+                                                                         "metadata"), "name"));
+    snprintf(s->bad[s->n], sizeof s->bad[0], "%s", bad ? bad : "");
+    snprintf(s->names[s->n], sizeof s->names[0], "%s", name ? name : "");
     snprintf(s->types[s->n++], sizeof s->types[0], "%s", json_string_value(json_object_get(ev, "type")));
     return s->stop_after && s->n >= s->stop_after ? -1 : 0;
 }
@@ -104,8 +112,8 @@ START_TEST(multiline_event_parsed_once)
 }
 END_TEST
 
-/* An event that never ends is refused once it passes the bound, however
- * many lines it spreads over. */
+/* An event that never ends is kept no further than the bound (its memory
+ * goes), skipped to MK_KFRAME_SKIP_MAX, and then the stream is given up. */
 START_TEST(endless_event_refused)
 {
     static const char head[] = "{\"type\":\"MODIFIED\",\"object\":{\"pad\":[\n";
@@ -122,13 +130,15 @@ START_TEST(endless_event_refused)
         memcpy(lines + i + 61, "\",\n", 3);
     }
     ck_assert_int_eq(mk_kstream_feed(&st, head, sizeof head - 1, collect, &s, err, sizeof err), 0);
-    while (rc == 0 && fed < (64u << 20)) {
+    while (rc == 0 && fed < MK_KFRAME_SKIP_MAX + (1u << 20)) {
         rc = mk_kstream_feed(&st, lines, sizeof lines, collect, &s, err, sizeof err);
         fed += sizeof lines;
+        if (fed > MK_KFRAME_OBJECT_MAX + sizeof lines)
+            ck_assert_uint_eq(st.obj.cap, 0);
     }
     ck_assert_int_eq(rc, -2);
-    ck_assert_str_eq(err, "a watch event is over 4 MiB (the limit for one object)");
-    ck_assert_uint_le(fed, MK_KFRAME_OBJECT_MAX + sizeof lines);
+    ck_assert_str_eq(err, "a watch event runs past 16 MiB: given up");
+    ck_assert_uint_le(fed, MK_KFRAME_SKIP_MAX + sizeof lines);
     ck_assert_int_eq(s.n, 0);
     mk_kstream_reset(&st);
 }
@@ -136,7 +146,7 @@ END_TEST
 
 /* Small in bytes, big as a tree: "[{},{},...]" costs jansson 77 bytes of
  * memory for each byte of text. */
-START_TEST(event_with_too_many_values_refused)
+START_TEST(event_with_too_many_values_handed_out_bad)
 {
     size_t n = MK_KFRAME_VALUES_MAX + 10, len = 0;
     char *text = malloc(3 * n + 64), err[256];
@@ -147,10 +157,13 @@ START_TEST(event_with_too_many_values_refused)
     for (size_t i = 0; i < n; i++)
         len += (size_t)sprintf(text + len, "{},");
     len += (size_t)sprintf(text + len, "{}]}\n");
+    len += (size_t)sprintf(text + len, "{\"type\":\"ADDED\",\"object\":{}}\n");
     ck_assert_uint_lt(len, MK_KFRAME_OBJECT_MAX);
-    ck_assert_int_eq(mk_kstream_feed(&st, text, len, collect, &s, err, sizeof err), -2);
-    ck_assert_str_eq(err, "a watch event holds more than 250000 JSON values (the limit for one object)");
-    ck_assert_int_eq(s.n, 0);
+    ck_assert_int_eq(mk_kstream_feed(&st, text, len, collect, &s, err, sizeof err), 0);
+    ck_assert_int_eq(s.n, 2);
+    ck_assert_str_eq(s.types[0], "ADDED");
+    ck_assert_str_eq(s.bad[0], "holds more than 250000 JSON values (the limit for one object)");
+    ck_assert_str_eq(s.bad[1], "");
     mk_kstream_reset(&st);
     free(text);
 }
@@ -184,9 +197,49 @@ START_TEST(malformed)
     mk_kstream st = { 0 };
     seen s = { 0 };
     char err[256];
-    ck_assert_int_eq(mk_kstream_feed(&st, "{\"type\":\"ADDED\"]\n", 17, collect, &s, err, sizeof err), -2);
-    ck_assert_ptr_nonnull(strstr(err, "malformed watch event (line 1, column 16)"));
+    ck_assert_int_eq(mk_kstream_feed(&st, "{\"type\":\"ADDED\"]\n", 17, collect, &s, err, sizeof err), 0);
+    ck_assert_int_eq(s.n, 1);
+    ck_assert_str_eq(s.types[0], "ADDED");
+    ck_assert_ptr_nonnull(strstr(s.bad[0], "cannot be read (line 1, column 16)"));
     mk_kstream_reset(&st);
+}
+END_TEST
+
+/* Strings with NUL are read; what jansson cannot read (an integer past 64
+ * bits, a NUL in a key, nesting past its depth) is handed out bad with the
+ * type and name picked from the text; the events after it come as ever. */
+START_TEST(hostile_events)
+{
+    static const char text[] =
+        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"nul\",\"annotations\":{\"a\":\"x\\u0000y\"}}}}\n"
+        "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"big\"},\"spec\":{\"gpus\":[18446744073709551616]}}}\n"
+        "{\"type\":\"ADDED\",\"object\":{\"spec\":{\"k\\u0000\":1},\"metadata\":{\"uid\":\"u\",\"name\":\"key\"}}}\n";
+    char *deep = malloc(8192), err[256];
+    mk_kstream st = { 0 };
+    seen s = { 0 };
+    size_t n = 0;
+    ck_assert_ptr_nonnull(deep);
+    n += (size_t)sprintf(deep, "{\"object\":{\"metadata\":{\"name\":\"deep\"},\"x\":");
+    for (int i = 0; i < 3000; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 3000; i++)
+        deep[n++] = ']';
+    n += (size_t)sprintf(deep + n, "},\"type\":\"DELETED\"}");
+    ck_assert_int_eq(mk_kstream_feed(&st, text, sizeof text - 1, collect, &s, err, sizeof err), 0);
+    ck_assert_int_eq(mk_kstream_feed(&st, deep, n, collect, &s, err, sizeof err), 0);
+    ck_assert_int_eq(s.n, 4);
+    ck_assert_str_eq(s.bad[0], "");
+    ck_assert_str_eq(s.names[1], "big");
+    ck_assert_str_eq(s.types[1], "MODIFIED");
+    ck_assert_ptr_nonnull(strstr(s.bad[1], "cannot be read (line 1, column"));
+    ck_assert_ptr_nonnull(strstr(s.bad[1], "too big integer"));
+    ck_assert_str_eq(s.names[2], "key");
+    ck_assert_ptr_nonnull(strstr(s.bad[2], "cannot be read"));
+    ck_assert_str_eq(s.names[3], "deep");
+    ck_assert_str_eq(s.types[3], "DELETED");
+    ck_assert_ptr_nonnull(strstr(s.bad[3], "cannot be read"));
+    mk_kstream_reset(&st);
+    free(deep);
 }
 END_TEST
 
@@ -200,7 +253,8 @@ int main(void)
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, multiline_event_parsed_once);
     tcase_add_test(tc, endless_event_refused);
-    tcase_add_test(tc, event_with_too_many_values_refused);
+    tcase_add_test(tc, event_with_too_many_values_handed_out_bad);
+    tcase_add_test(tc, hostile_events);
     tcase_add_test(tc, garbage_between_events);
     return mk_test_run(s);
 }
