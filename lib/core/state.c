@@ -251,7 +251,39 @@ static int open_private(mk_state *st, const mk_universe *u, const char *const *f
     return 0;
 }
 
-/* Attaches to st->path, first replacing a file that is not for u. */
+/* The first live process attached to the state, other than this one; 0
+ * when none is. */
+static int32_t live_holder(const mk_state *st)
+{
+    int32_t me = (int32_t)getpid();
+    for (int i = 0; i < MK_STATE_PIDS; i++) {
+        int32_t p = atomic_load(&st->hdr->pids[i]);
+        if (p > 0 && p != me && (kill(p, 0) == 0 || errno == EPERM))
+            return p;
+    }
+    return 0;
+}
+
+/* A state of another universe that running processes use is theirs: the
+ * file stays, and this process is told whose it is and what to do (one
+ * universe per directory; replacing it would take the running programs
+ * out of `mokka stats` and `inject` without a word). */
+static void refuse_taken(const mk_state *st, int32_t holder, char *err, size_t errlen)
+{
+    const mk_state_hdr *h = st->hdr;
+    char dir[4096];
+    const char *slash = strrchr(st->path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - st->path) : 0, st->path);
+    snprintf(err, errlen, "state directory %s is in use by pid %d with another universe "
+             "(%u GPU%s, config %.300s%s%.200s); give this program a state directory of its "
+             "own (MOKKA_STATE_DIR, mokka exec --state-dir) or stop pid %d first",
+             dir, (int)holder, h->ndev, h->ndev == 1 ? "" : "s",
+             h->config_path[0] ? h->config_path : "(built-in)", h->node[0] ? ", node " : "",
+             h->node, (int)holder);
+}
+
+/* Attaches to st->path, first replacing a file that is not for u (unless
+ * running processes use it: refuse_taken). */
 static int settle(mk_state *st, const mk_universe *u, const char *const *fn_names, unsigned nfn,
                   char *err, size_t errlen)
 {
@@ -264,6 +296,13 @@ static int settle(mk_state *st, const mk_universe *u, const char *const *fn_name
             return 0;
         }
         if (rc == OURS) {
+            int32_t holder = live_holder(st);
+            if (holder) {
+                refuse_taken(st, holder, err, errlen);
+                munmap(st->hdr, st->size);
+                st->hdr = NULL;
+                return -1;
+            }
             munmap(st->hdr, st->size);
             st->hdr = NULL;
         }

@@ -98,7 +98,9 @@ typedef struct mk_state {
 
 /* Attaches to (or creates) the state for universe u: MOKKA_STATE_DIR/state
  * when dir is non-NULL, else private memory. fn_names has nfn names. A state
- * file made for another universe (other GPU count or UUIDs) is replaced.
+ * file made for another universe (other GPU count or UUIDs) is replaced,
+ * unless a running process other than this one is attached to it: then it
+ * is left alone and err names the directory, that process and what to do.
  * Returns 0, or -1 with a message in err. */
 int mk_state_open(mk_state *st, const char *dir, const mk_universe *u,
                   const char *const *fn_names, unsigned nfn, char *err, size_t errlen);
