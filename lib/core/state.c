@@ -130,8 +130,10 @@ static int same_universe(const mk_state *st, const mk_universe *u, const char *c
 {
     if (st->hdr->ndev != u->ndev || st->hdr->nfn != nfn)
         return 0;
+    /* What a hot reload may not change (mk_universe_same_identity). */
     for (size_t i = 0; i < u->ndev; i++)
-        if (strcmp(st->dev[i].uuid, u->dev[i].uuid) != 0)
+        if (strcmp(st->dev[i].uuid, u->dev[i].uuid) != 0 ||
+            strcmp(st->dev[i].bus_id, u->dev[i].bus_id) != 0 || st->dev[i].nmig != u->dev[i].nmig)
             return 0;
     for (unsigned f = 0; f < nfn; f++)
         if (strcmp(st->names[f], fn_names[f]) != 0)
