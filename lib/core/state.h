@@ -8,7 +8,8 @@
  * memory. Writers never take a lock: values are atomics, faults go into a
  * per-device ring indexed by a sequence number, and a futex word in the file
  * wakes every process waiting for events (nvmlEventSetWait) when anything
- * happens. Call counters have one row per thread slot so that threads do not
+ * happens. A file truncated under a process does not kill it: the mapping
+ * turns into a private copy (mapguard.h). Call counters have one row per thread slot so that threads do not
  * fight over cache lines on the hot path. */
 #ifndef MOKKA_STATE_H
 #define MOKKA_STATE_H
@@ -107,6 +108,10 @@ int mk_state_open(mk_state *st, const char *dir, const mk_universe *u,
 /* Maps an existing state file for the CLI (read and write). */
 int mk_state_open_existing(mk_state *st, const char *path, char *err, size_t errlen);
 void mk_state_close(mk_state *st);
+/* 1 once the state file shrank under this process (truncated while in
+ * use): the guard (mapguard.h) replaced the mapping by a private copy, so
+ * nothing this process reads or writes reaches other processes any more. */
+int mk_state_detached(const mk_state *st);
 
 uint64_t mk_now_mono_ns(void);
 uint64_t mk_now_real_ns(void);
