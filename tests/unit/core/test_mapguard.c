@@ -134,6 +134,35 @@ START_TEST(truncated_to_half)
 }
 END_TEST
 
+/* The CLI (stats, inject) maps the state the same way. */
+START_TEST(truncated_under_the_cli)
+{
+    mk_universe *u = universe(2);
+    const char *dir = mk_test_tmpdir("guard");
+    size_t size = make_state(dir, u);
+    char path[4400], errfile[4400], want[9000];
+    snprintf(path, sizeof path, "%s/state", dir);
+    snprintf(errfile, sizeof errfile, "%s/stderr", dir);
+    pid_t child = mk_test_fork();
+    if (child == 0) {
+        stderr_to(errfile);
+        mk_state st;
+        char err[512];
+        if (mk_state_open_existing(&st, path, err, sizeof err) != 0 || truncate(path, 0) != 0)
+            _exit(2);
+        mk_state_raise(&st, 1, MK_FAULT_XID, 79, -1);
+        _exit(mk_state_calls(&st, 0, NULL) == 0 && st.dev[1].last_xid == 79 ? 0 : 3);
+    }
+    ck_assert_int_eq(mk_test_wait(child), 0);
+    snprintf(want, sizeof want,
+             "mokka: live state: %s was truncated while in use (size now 0 bytes of %zu); this "
+             "command goes on from a private copy (what it reads or writes from now on is not "
+             "the live state)\n", path, size);
+    ck_assert_str_eq(read_all(errfile), want);
+    mk_universe_free(u);
+}
+END_TEST
+
 /* A shared mapping of another file, truncated: a fault that is not ours. */
 static void foreign_fault(const char *dir)
 {
@@ -229,6 +258,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, truncated_to_zero);
     tcase_add_test(tc, truncated_to_half);
+    tcase_add_test(tc, truncated_under_the_cli);
     tcase_add_test(tc, not_ours_kills_by_default);
     tcase_add_test(tc, not_ours_reaches_the_host_handler);
     tcase_add_test(tc, sent_sigbus_still_kills);
