@@ -24,7 +24,11 @@
  * context), a plain one gets (sig); the default action is restored and the
  * fault runs again, so the process dies of SIGBUS (core dump and all) as it
  * would have without us. The guard is registered per mapping in a small
- * fixed table, published with atomics (no lock: the handler reads it). */
+ * fixed table, published with atomics (no lock: the handler reads it).
+ * The handler is the library's code: the library pins itself in memory
+ * before installing it, since a host that dlcloses it (go-nvml does at
+ * nvmlShutdown) would otherwise leave SIGBUS pointing at unmapped code. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -33,6 +37,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "mapguard.h"
@@ -59,7 +64,7 @@ typedef struct guard {
 
 static guard guards[MAX_GUARDS];
 static struct sigaction prev;      /* the action ours replaced */
-static _Atomic int installed;      /* 0, 1 installing, 2 done */
+static _Atomic int installed;      /* 0, 1 installing, 2 done, 3 cannot be */
 
 /* --- the handler (async-signal-safe from here to on_sigbus) ------------------- */
 
@@ -247,13 +252,30 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 
 /* --- registering ------------------------------------------------------------- */
 
-static void install(void)
+/* Keeps the object holding the handler loaded for good: 1 when it is
+ * (the program itself always is). */
+static int pin_self(void)
+{
+    Dl_info self, prog;
+    if (!dladdr((void *)on_sigbus, &self) || !self.dli_fname)
+        return 0;
+    if (dladdr((void *)getauxval(AT_PHDR), &prog) && prog.dli_fbase == self.dli_fbase)
+        return 1;
+    return dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
+/* 1 once the handler is installed. */
+static int install(void)
 {
     int expect = 0;
     if (!atomic_compare_exchange_strong(&installed, &expect, 1)) {
-        while (atomic_load(&installed) != 2)
+        while (atomic_load(&installed) == 1)
             sched_yield();
-        return;
+        return atomic_load(&installed) == 2;
+    }
+    if (!pin_self()) {
+        atomic_store(&installed, 3); /* unguarded: better than a dangling handler */
+        return 0;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -264,6 +286,7 @@ static void install(void)
     sa.sa_mask = prev.sa_mask;
     sigaction(SIGBUS, &sa, NULL);
     atomic_store(&installed, 2);
+    return 1;
 }
 
 int mk_mapguard_add(void *addr, size_t len, int fd, const char *path, const char *after)
@@ -293,7 +316,11 @@ int mk_mapguard_add(void *addr, size_t len, int fd, const char *path, const char
         g->key_len = 0;
         atomic_store(&g->snap_len, 0);
         atomic_store(&g->phase, LIVE);
-        install();
+        if (!install()) {
+            close(g->fd);
+            atomic_store(&g->used, 0);
+            return -1;
+        }
         atomic_store_explicit(&g->addr, (uintptr_t)addr, memory_order_release);
         return 0;
     }

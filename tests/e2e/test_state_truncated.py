@@ -5,10 +5,11 @@ in use), keeps answering from a private copy, exits 0 (not 135, SIGBUS) and
 says so once on stderr."""
 import os
 import subprocess
+import sys
 import time
 import unittest
 
-from mokka_probe import MOKKA, NODE, CliTest, pynvml_python
+from mokka_probe import LIB, MOKKA, NODE, CliTest, pynvml_python
 
 # Asks from 40 threads until DIR/stop exists; counts the answers after
 # DIR/truncated exists, and prints them.
@@ -78,6 +79,20 @@ class TruncatedStateTest(CliTest):
 
     def test_truncated_to_half(self):
         self.run_truncated(1)
+
+    def test_library_stays_loaded_for_its_handler(self):
+        # go-nvml dlcloses the library at nvmlShutdown: the SIGBUS handler
+        # must not be left pointing at unmapped code.
+        d = self.tempdir()
+        code = ('import ctypes, _ctypes, sys\n'
+                'lib = ctypes.CDLL(sys.argv[1])\n'
+                'assert lib.nvmlInit_v2() == 0 and lib.nvmlShutdown() == 0\n'
+                '_ctypes.dlclose(lib._handle)\n'
+                'print("libnvidia-ml" in open("/proc/self/maps").read())\n')
+        env = dict(os.environ, MOKKA_NODE_NAME=NODE, MOKKA_STATE_DIR=d)
+        p = subprocess.run([sys.executable, '-c', code, LIB], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+        self.assertEqual((p.returncode, p.stdout), (0, 'True\n'), p.stderr)
 
 
 
