@@ -9,7 +9,7 @@ import sys
 import time
 import unittest
 
-from mokka_probe import LIB, MOKKA, NODE, CliTest, pynvml_python
+from mokka_probe import LIB, MOKKA, NODE, CliTest, preload_env, pynvml_python
 
 # Asks from 40 threads until DIR/stop exists; counts the answers after
 # DIR/truncated exists, and prints them.
@@ -90,6 +90,8 @@ class TruncatedStateTest(CliTest):
                 '_ctypes.dlclose(lib._handle)\n'
                 'print("libnvidia-ml" in open("/proc/self/maps").read())\n')
         env = dict(os.environ, MOKKA_NODE_NAME=NODE, MOKKA_STATE_DIR=d)
+        if os.environ.get('MOKKA_SAN') == 'asan':   # its runtime first (then it stays loaded)
+            env.update(preload_env())
         p = subprocess.run([sys.executable, '-c', code, LIB], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
         self.assertEqual((p.returncode, p.stdout), (0, 'True\n'), p.stderr)
