@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ids.h"
+#include "mapguard.h"
 #include "state.h"
 #include "strfield.h"
 
@@ -130,8 +132,10 @@ static int same_universe(const mk_state *st, const mk_universe *u, const char *c
 {
     if (st->hdr->ndev != u->ndev || st->hdr->nfn != nfn)
         return 0;
+    /* What a hot reload may not change (mk_universe_same_identity). */
     for (size_t i = 0; i < u->ndev; i++)
-        if (strcmp(st->dev[i].uuid, u->dev[i].uuid) != 0)
+        if (strcmp(st->dev[i].uuid, u->dev[i].uuid) != 0 ||
+            strcmp(st->dev[i].bus_id, u->dev[i].bus_id) != 0 || st->dev[i].nmig != u->dev[i].nmig)
             return 0;
     for (unsigned f = 0; f < nfn; f++)
         if (strcmp(st->names[f], fn_names[f]) != 0)
@@ -152,24 +156,52 @@ static void attach_pid(mk_state *st)
     }
 }
 
-static int map_file(mk_state *st, int fd, size_t size, char *err, size_t errlen)
+/* What a process does once its state file shrank under it (mapguard.h). */
+static const char LIB_AFTER[] =
+    "this process goes on from a private copy (mokka stats and inject no longer reach it)";
+static const char CLI_AFTER[] =
+    "this command goes on from a private copy (what it reads or writes from now on is not "
+    "the live state)";
+
+/* Maps the file shared, guarded: a process must not die of SIGBUS when
+ * someone truncates the file while it runs (mapguard.c). */
+static int map_file(mk_state *st, int fd, size_t size, const char *after, char *err,
+                    size_t errlen)
 {
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         snprintf(err, errlen, "cannot map %s: %s", st->path, strerror(errno));
         return -1;
     }
+    mk_mapguard_add(p, size, fd, st->path, after);
     st->hdr = p;
     st->size = size;
     st->shared = 1;
     return 0;
 }
 
+/* Once the header is known good: what the guard rebuilds the mapping from
+ * if the file loses it (the header and the devices; the counters start
+ * again from zero), and what identifies this file (the layout and the
+ * epochs: a file made again has other epochs). */
+static void keep_snapshot(mk_state *st)
+{
+    mk_mapguard_snapshot(st->hdr, st->hdr->off_counters, offsetof(mk_state_hdr, wake));
+}
+
+static void unmap(mk_state *st)
+{
+    if (st->shared)
+        mk_mapguard_del(st->hdr);
+    munmap(st->hdr, st->size);
+    st->hdr = NULL;
+}
+
 enum { ABSENT, OURS, FOREIGN };
 
 /* Maps an existing state file if it is one of ours: OURS (mapped), ABSENT,
  * FOREIGN (another program's file, or an older Mokka's), or -1 on error. */
-static int try_existing(mk_state *st, char *err, size_t errlen)
+static int try_existing(mk_state *st, const char *after, char *err, size_t errlen)
 {
     int fd = open(st->path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
@@ -183,16 +215,16 @@ static int try_existing(mk_state *st, char *err, size_t errlen)
         close(fd);
         return FOREIGN;
     }
-    int rc = map_file(st, fd, (size_t)sb.st_size, err, errlen);
+    int rc = map_file(st, fd, (size_t)sb.st_size, after, err, errlen);
     close(fd);
     if (rc)
         return -1;
     if (!valid_header(st->hdr, st->size)) {
-        munmap(st->hdr, st->size);
-        st->hdr = NULL;
+        unmap(st);
         return FOREIGN;
     }
     set_pointers(st);
+    keep_snapshot(st);
     return OURS;
 }
 
@@ -210,7 +242,7 @@ static int create_file(mk_state *st, const mk_universe *u, const char *const *fn
         snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
         return -1;
     }
-    if (ftruncate(fd, (off_t)l.size) != 0 || map_file(st, fd, l.size, err, errlen) != 0) {
+    if (ftruncate(fd, (off_t)l.size) != 0 || map_file(st, fd, l.size, LIB_AFTER, err, errlen) != 0) {
         if (!err[0])
             snprintf(err, errlen, "cannot size %s: %s", tmp, strerror(errno));
         close(fd);
@@ -219,13 +251,13 @@ static int create_file(mk_state *st, const mk_universe *u, const char *const *fn
     }
     close(fd);
     init_contents(st, u, fn_names, nfn, &l);
+    keep_snapshot(st);
     int rc = replace ? rename(tmp, st->path) : link(tmp, st->path);
     int e = errno;
     if (!replace)
         unlink(tmp);
     if (rc != 0) {
-        munmap(st->hdr, st->size);
-        st->hdr = NULL;
+        unmap(st);
         if (!replace && e == EEXIST)
             return 0; /* lost the race: attach to the winner's file */
         unlink(tmp);
@@ -251,12 +283,44 @@ static int open_private(mk_state *st, const mk_universe *u, const char *const *f
     return 0;
 }
 
-/* Attaches to st->path, first replacing a file that is not for u. */
+/* The first live process attached to the state, other than this one; 0
+ * when none is. */
+static int32_t live_holder(const mk_state *st)
+{
+    int32_t me = (int32_t)getpid();
+    for (int i = 0; i < MK_STATE_PIDS; i++) {
+        int32_t p = atomic_load(&st->hdr->pids[i]);
+        if (p > 0 && p != me && (kill(p, 0) == 0 || errno == EPERM))
+            return p;
+    }
+    return 0;
+}
+
+/* A state of another universe that running processes use is theirs: the
+ * file stays, and this process is told whose it is and what to do (one
+ * universe per directory; replacing it would take the running programs
+ * out of `mokka stats` and `inject` without a word). */
+static void refuse_taken(const mk_state *st, int32_t holder, char *err, size_t errlen)
+{
+    const mk_state_hdr *h = st->hdr;
+    char dir[4096];
+    const char *slash = strrchr(st->path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - st->path) : 0, st->path);
+    snprintf(err, errlen, "state directory %s is in use by pid %d with another universe "
+             "(%u GPU%s, config %.300s%s%.200s); give this program a state directory of its "
+             "own (MOKKA_STATE_DIR, mokka exec --state-dir) or stop pid %d first",
+             dir, (int)holder, h->ndev, h->ndev == 1 ? "" : "s",
+             h->config_path[0] ? h->config_path : "(built-in)", h->node[0] ? ", node " : "",
+             h->node, (int)holder);
+}
+
+/* Attaches to st->path, first replacing a file that is not for u (unless
+ * running processes use it: refuse_taken). */
 static int settle(mk_state *st, const mk_universe *u, const char *const *fn_names, unsigned nfn,
                   char *err, size_t errlen)
 {
     for (int attempt = 0; attempt < 5; attempt++) {
-        int rc = try_existing(st, err, errlen);
+        int rc = try_existing(st, LIB_AFTER, err, errlen);
         if (rc < 0)
             return -1;
         if (rc == OURS && same_universe(st, u, fn_names, nfn)) {
@@ -264,8 +328,13 @@ static int settle(mk_state *st, const mk_universe *u, const char *const *fn_name
             return 0;
         }
         if (rc == OURS) {
-            munmap(st->hdr, st->size);
-            st->hdr = NULL;
+            int32_t holder = live_holder(st);
+            if (holder) {
+                refuse_taken(st, holder, err, errlen);
+                unmap(st);
+                return -1;
+            }
+            unmap(st);
         }
         rc = create_file(st, u, fn_names, nfn, rc != ABSENT, err, errlen);
         if (rc < 0)
@@ -308,7 +377,7 @@ int mk_state_open_existing(mk_state *st, const char *path, char *err, size_t err
 {
     memset(st, 0, sizeof *st);
     snprintf(st->path, sizeof st->path, "%s", path);
-    int rc = try_existing(st, err, errlen);
+    int rc = try_existing(st, CLI_AFTER, err, errlen);
     if (rc == ABSENT)
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(ENOENT));
     else if (rc == FOREIGN)
@@ -320,15 +389,19 @@ void mk_state_close(mk_state *st)
 {
     if (!st->hdr)
         return;
-    if (st->shared) {
+    if (st->shared && !mk_state_detached(st)) {
         int32_t me = (int32_t)getpid();
         for (int i = 0; i < MK_STATE_PIDS; i++) {
             int32_t p = me;
             atomic_compare_exchange_strong(&st->hdr->pids[i], &p, 0);
         }
     }
-    munmap(st->hdr, st->size);
-    st->hdr = NULL;
+    unmap(st);
+}
+
+int mk_state_detached(const mk_state *st)
+{
+    return st->shared && mk_mapguard_private(st->hdr);
 }
 
 uint64_t mk_state_calls(const mk_state *st, unsigned fn, uint64_t *unsupported)

@@ -8,7 +8,8 @@
  * memory. Writers never take a lock: values are atomics, faults go into a
  * per-device ring indexed by a sequence number, and a futex word in the file
  * wakes every process waiting for events (nvmlEventSetWait) when anything
- * happens. Call counters have one row per thread slot so that threads do not
+ * happens. A file truncated under a process does not kill it: the mapping
+ * turns into a private copy (mapguard.h). Call counters have one row per thread slot so that threads do not
  * fight over cache lines on the hot path. */
 #ifndef MOKKA_STATE_H
 #define MOKKA_STATE_H
@@ -98,13 +99,19 @@ typedef struct mk_state {
 
 /* Attaches to (or creates) the state for universe u: MOKKA_STATE_DIR/state
  * when dir is non-NULL, else private memory. fn_names has nfn names. A state
- * file made for another universe (other GPU count or UUIDs) is replaced.
+ * file made for another universe (other GPU count or UUIDs) is replaced,
+ * unless a running process other than this one is attached to it: then it
+ * is left alone and err names the directory, that process and what to do.
  * Returns 0, or -1 with a message in err. */
 int mk_state_open(mk_state *st, const char *dir, const mk_universe *u,
                   const char *const *fn_names, unsigned nfn, char *err, size_t errlen);
 /* Maps an existing state file for the CLI (read and write). */
 int mk_state_open_existing(mk_state *st, const char *path, char *err, size_t errlen);
 void mk_state_close(mk_state *st);
+/* 1 once the state file shrank under this process (truncated while in
+ * use): the guard (mapguard.h) replaced the mapping by a private copy, so
+ * nothing this process reads or writes reaches other processes any more. */
+int mk_state_detached(const mk_state *st);
 
 uint64_t mk_now_mono_ns(void);
 uint64_t mk_now_real_ns(void);

@@ -34,7 +34,7 @@ const char cmd_agent_help[] =
     "                         built-in 8 x A100-SXM4-40GB)\n"
     "  -s, --state-dir DIR    the live-state directory: the state in it, or a new\n"
     "                         one made there (kept); default: a fresh one, removed\n"
-    "                         at exit\n"
+    "                         at exit; one agent per directory\n"
     "  -n, --node NAME        this node (default: $MOKKA_NODE_NAME, else the hostname)\n"
     "      --kubeconfig FILE  cluster access (default: $KUBECONFIG, ~/.kube/config,\n"
     "                         else the in-cluster service account)\n"
@@ -43,8 +43,8 @@ const char cmd_agent_help[] =
     MK_HELP_COMMON
     "\n"
     "Exit codes: 0 stopped by SIGINT or SIGTERM; 2 usage error or invalid config;\n"
-    "3 the cluster cannot be reached, GPUFaults cannot be watched, or the live\n"
-    "state cannot be made.\n";
+    "3 the cluster cannot be reached, GPUFaults cannot be watched, the live\n"
+    "state cannot be made, or another agent uses the state directory.\n";
 
 enum { OPT_KUBECONFIG = 0x1700, OPT_CONTEXT };
 

@@ -16,10 +16,12 @@
  * while no agent ran. A fresh state (a new `mokka run`) has no journal, so
  * every fault that holds is applied to it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <jansson.h>
 #include "state.h"
@@ -27,6 +29,7 @@
 #include "reconcile.h"
 
 #define JOURNAL "cluster-faults.json"
+#define JOURNAL_LOCK "cluster-faults.lock"
 
 typedef struct applied {
     char *uid, *name, *rv;
@@ -50,6 +53,7 @@ struct mk_frec {
     unsigned ndev;
     const char **uuids;
     char journal[4200];
+    int lock_fd;                /* JOURNAL_LOCK, held for the agent's life */
     applied *ap;
     size_t nap;
     mk_fr_entry *cur, *hist, *out;
@@ -251,6 +255,40 @@ static int load_journal(mk_frec *r)
 
 /* --- open, close ------------------------------------------------------------------------ */
 
+/* One agent per state: two would each rewrite the journal from what they
+ * alone applied (the last rename wins, the other's entries are lost) and
+ * raise every fault twice. The lock (flock, released by the kernel when the
+ * agent dies, however) is held from open to close; the holder's pid is
+ * written in the file for the message the next one gets. */
+static int lock_journal(mk_frec *r, const char *dir, int dirlen, char *err, size_t errlen)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%.*s%s", dirlen, dir, JOURNAL_LOCK);
+    r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (r->lock_fd < 0) {
+        snprintf(err, errlen, "cannot open %.400s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t n = pread(r->lock_fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        snprintf(err, errlen, "another agent (pid %s) already applies GPUFaults to the live "
+                 "state in %.*s: one agent per state directory; stop it, or give this one a "
+                 "state directory of its own (--state-dir)",
+                 pid[0] ? pid : "unknown", dirlen > 0 ? dirlen - 1 : 1, dirlen > 0 ? dir : ".");
+        return -1;
+    }
+    char me[32];
+    int n = snprintf(me, sizeof me, "%d\n", (int)getpid());
+    if (ftruncate(r->lock_fd, 0) != 0 || pwrite(r->lock_fd, me, (size_t)n, 0) != n) {
+        snprintf(err, errlen, "cannot write %.400s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 mk_frec *mk_frec_open(const char *state_path, mk_frec_log log, void *log_ctx, char *err,
                       size_t errlen)
 {
@@ -261,14 +299,18 @@ mk_frec *mk_frec_open(const char *state_path, mk_frec_log log, void *log_ctx, ch
     }
     r->log = log;
     r->log_ctx = log_ctx;
-    if (mk_state_open_existing(&r->st, state_path, err, errlen)) {
+    r->lock_fd = -1;
+    const char *slash = strrchr(state_path, '/');
+    int dirlen = slash ? (int)(slash - state_path + 1) : 0;
+    if (lock_journal(r, state_path, dirlen, err, errlen) != 0 ||
+        mk_state_open_existing(&r->st, state_path, err, errlen)) {
+        if (r->lock_fd >= 0)
+            close(r->lock_fd);
         free(r);
         return NULL;
     }
     r->ndev = r->st.hdr->ndev;
-    const char *slash = strrchr(state_path, '/');
-    snprintf(r->journal, sizeof r->journal, "%.*s%s", slash ? (int)(slash - state_path + 1) : 0,
-             state_path, JOURNAL);
+    snprintf(r->journal, sizeof r->journal, "%.*s%s", dirlen, state_path, JOURNAL);
     r->uuids = calloc(r->ndev + 1, sizeof *r->uuids);
     if (!r->uuids || load_journal(r)) {
         snprintf(err, errlen, "out of memory");
@@ -292,6 +334,8 @@ void mk_frec_close(mk_frec *r)
     free(r->out);
     free(r->uuids);
     mk_state_close(&r->st);
+    if (r->lock_fd >= 0)
+        close(r->lock_fd);
     free(r);
 }
 

@@ -222,6 +222,24 @@ class AgentTest(FleetCase):
         used = {(e["resource"], e["verb"]) for e in self.srv.requests()}
         self.assertEqual(used, granted)
 
+    def test_second_agent_on_one_state_is_refused(self):
+        # Two agents on one state would each rewrite cluster-faults.json from
+        # what they alone applied (issue 20: 1,500 of 3,000 entries kept).
+        self.fleet.start()
+        first = self.fleet.procs["gpu-a"].pid
+        for node in ("gpu-a", "gpu-b"):
+            p = subprocess.run([MOKKA, "agent", "--kubeconfig", self.kubeconfig(), "--node", node,
+                                "--state-dir", self.fleet.state_dir("gpu-a")],
+                               capture_output=True, text=True, env=self.fleet.env, timeout=60)
+            self.assertEqual(p.returncode, 3, p.stderr)
+            self.assertIn("another agent (pid %d) already applies GPUFaults to the live state in %s: "
+                          "one agent per state directory" % (first, self.fleet.state_dir("gpu-a")),
+                          p.stderr)
+        self.assertIsNone(self.fleet.procs["gpu-a"].poll())
+        f = self.create(fault("after", [1], {"xid": 31}, {"names": ["gpu-a"]}))
+        self.applied(f, ["gpu-a"])
+        self.assertEqual(self.gpus("gpu-a")[1]["xidCount"], 1)
+
     def test_help_and_usage(self):
         p = subprocess.run([MOKKA, "agent", "--help"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0)

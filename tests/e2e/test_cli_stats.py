@@ -10,7 +10,7 @@ import subprocess
 import time
 import unittest
 
-from mokka_probe import CONFIGS, MOKKA, NODE, CliTest, Probe, mokka
+from mokka_probe import CONFIGS, MOKKA, NODE, CliTest, Probe, mokka, pynvml_python
 
 
 def calls(report):
@@ -92,6 +92,30 @@ class StatsTest(CliTest):
         p = mokka('stats', '--pid', str(pr.pid), '--json')
         self.assertExit(p, 0)
         self.assertEqual(json.loads(p.stdout)['state'], os.path.join(pr.state_dir, 'state'))
+
+    def test_other_universe_on_a_live_state_dir_is_kept_apart(self):
+        # issue 20: a second program with another universe on the same state
+        # directory replaced the live state; the first one vanished from stats.
+        pr = Probe(self, config=os.path.join(CONFIGS, 'hgx-h100.yaml'))
+        two = self.write('profile: a100-sxm4-40gb\ncount: 2\n')
+        p = mokka('exec', '--config', two, '--state-dir', pr.state_dir, '--', pynvml_python(), '-c',
+                  'import pynvml; pynvml.nvmlInit(); print(pynvml.nvmlDeviceGetCount()); '
+                  'print(pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0)))')
+        self.assertExit(p, 0)
+        self.assertEqual(p.stdout.splitlines()[-2:], ['2', 'NVIDIA A100-SXM4-40GB'])
+        line = ('mokka: live state: state directory %s is in use by pid %d with another universe '
+                '(8 GPUs, config %s, node %s); give this program a state directory of its own '
+                '(MOKKA_STATE_DIR, mokka exec --state-dir) or stop pid %d first; using private '
+                'memory (mokka stats and inject cannot reach this process)\n'
+                % (pr.state_dir, pr.pid, os.path.join(CONFIGS, 'hgx-h100.yaml'), NODE, pr.pid))
+        self.assertEqual(p.stderr.count(line), 1, p.stderr)
+        r = self.report(pr)
+        self.assertEqual(r['config'], os.path.join(CONFIGS, 'hgx-h100.yaml'))
+        self.assertEqual(r['processes']['pids'], [pr.pid])
+        self.assertEqual(r['gpus'][0]['name'], 'NVIDIA H100 80GB HBM3')
+        before = calls(r).get('nvmlDeviceGetMemoryInfo', (0, 0))[0]
+        self.assertIn('ok', pr.ask('mem 1'))          # the first program still counts there
+        self.assertEqual(calls(self.report(pr))['nvmlDeviceGetMemoryInfo'][0], before + 1)
 
     def watch(self, probe, *extra, until):
         """Runs stats --watch until `until(lines)` holds, then stops it with SIGINT."""

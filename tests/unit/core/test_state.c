@@ -273,6 +273,61 @@ START_TEST(foreign_files_replaced)
 }
 END_TEST
 
+/* Another universe's state that a running process uses stays its own:
+ * the newcomer is refused with the directory, the holder and what to do,
+ * and takes the directory only once the holder is gone (issue 20). */
+START_TEST(live_state_of_another_universe_kept)
+{
+    mk_universe *u = universe(2), *other = universe(3);
+    const char *dir = mk_test_tmpdir("state");
+    char path[4300], err[1024] = "", want[8192];
+    snprintf(path, sizeof path, "%s/state", dir);
+    int ready[2], go[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    ck_assert_int_eq(pipe(go), 0);
+    pid_t holder = mk_test_fork();
+    if (holder == 0) {
+        mk_state mine;
+        char e[512];
+        char c = 0;
+        if (mk_state_open(&mine, dir, other, fn_names, NFN, e, sizeof e) != 0)
+            _exit(2);
+        mk_state_raise(&mine, 2, MK_FAULT_XID, 79, -1);
+        if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) < 0)
+            _exit(3);
+        _exit(atomic_load(&mine.dev[2].health) == MK_FAULT_XID ? 0 : 4);
+    }
+    char c;
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    ino_t before = inode_of(path);
+    mk_state st;
+    ck_assert_int_eq(mk_state_open(&st, dir, u, fn_names, NFN, err, sizeof err), -1);
+    snprintf(want, sizeof want, "state directory %s is in use by pid %d with another universe "
+             "(3 GPUs, config t.yaml, node node-a); give this program a state directory of its own "
+             "(MOKKA_STATE_DIR, mokka exec --state-dir) or stop pid %d first",
+             dir, (int)holder, (int)holder);
+    ck_assert_str_eq(err, want);
+    ck_assert_uint_eq(inode_of(path), before);
+    ck_assert_msg(mk_state_open_existing(&st, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(st.hdr->ndev, 3);
+    ck_assert_uint_eq(st.dev[2].health, MK_FAULT_XID);
+    ck_assert(has_pid(&st, holder));
+    mk_state_close(&st);
+    ck_assert_int_eq(write(go[1], "g", 1), 1);
+    ck_assert_int_eq(mk_test_wait(holder), 0);
+    open_ok(&st, dir, u);                               /* the holder is gone: replaced */
+    ck_assert_uint_eq(st.hdr->ndev, 2);
+    ck_assert_uint_ne(inode_of(path), before);
+    mk_state_close(&st);
+    close(ready[0]);
+    close(ready[1]);
+    close(go[0]);
+    close(go[1]);
+    mk_universe_free(u);
+    mk_universe_free(other);
+}
+END_TEST
+
 START_TEST(open_errors)
 {
     const char *dir = mk_test_tmpdir("state");
@@ -482,6 +537,7 @@ int main(void)
     tcase_add_test(tc, other_processes);
     tcase_add_test(tc, processes_starting_together);
     tcase_add_test(tc, foreign_files_replaced);
+    tcase_add_test(tc, live_state_of_another_universe_kept);
     tcase_add_test(tc, open_errors);
     tcase_add_test(tc, pid_slots_reused);
     tcase_add_test(tc, faults);
