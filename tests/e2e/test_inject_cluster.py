@@ -183,7 +183,9 @@ class InjectClusterTest(ClusterCase):
         self.assertRegex(lines[1], r"^GPUFault gpu3-xid79: applied on 3 of 3 nodes in \d+\.\d s$")
         self.assertEqual(lines[2], "1 selected node runs no Mokka agent: gpu-4")
         self.assertLess(float(lines[1].split(" in ")[1][:-2]), 10 * SLOW)
-        self.assertEqual(srv.counts["watch:gpufaultreports"], 1)
+        # One LIST, then at most one watch: none when every report already
+        # shows the fault at the LIST (a slow, sanitized inject).
+        self.assertLessEqual(srv.counts["watch:gpufaultreports"], 1)
         self.assertEqual(srv.counts["list:gpufaultreports"], 1)
 
     def test_wait_times_out_naming_the_nodes(self):
