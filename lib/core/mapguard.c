@@ -64,7 +64,11 @@ typedef struct guard {
 
 static guard guards[MAX_GUARDS];
 static struct sigaction prev;      /* the action ours replaced */
-static _Atomic int installed;      /* 0, 1 installing, 2 done, 3 cannot be */
+/* NONE, DONE, CANNOT, or the pid of the process one of whose threads is
+ * installing: a child forked meanwhile sees its parent's pid there, an
+ * install no thread of its own will finish, and starts it over. */
+enum { NONE = 0, DONE = -1, CANNOT = -2 };
+static _Atomic int installed;
 
 /* --- the handler (async-signal-safe from here to on_sigbus) ------------------- */
 
@@ -267,25 +271,37 @@ static int pin_self(void)
 /* 1 once the handler is installed. */
 static int install(void)
 {
-    int expect = 0;
-    if (!atomic_compare_exchange_strong(&installed, &expect, 1)) {
-        while (atomic_load(&installed) == 1)
-            sched_yield();
-        return atomic_load(&installed) == 2;
+    int me = (int)getpid();
+    for (;;) {
+        int seen = atomic_load(&installed);
+        if (seen == DONE || seen == CANNOT)
+            return seen == DONE;
+        if (seen > 0 && seen != me) { /* forked while the parent installed */
+            atomic_compare_exchange_strong(&installed, &seen, NONE);
+            continue;
+        }
+        int expect = NONE;
+        if (seen == NONE && atomic_compare_exchange_strong(&installed, &expect, me))
+            break;
+        sched_yield(); /* another thread of this process is installing */
     }
     if (!pin_self()) {
-        atomic_store(&installed, 3); /* unguarded: better than a dangling handler */
+        atomic_store(&installed, CANNOT); /* unguarded: better than a dangling handler */
         return 0;
     }
-    struct sigaction sa;
+    struct sigaction sa, cur;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sigbus;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-    sigaction(SIGBUS, NULL, &prev);
+    sigaction(SIGBUS, NULL, &cur);
+    /* Ours already, from a parent forked between its two sigaction calls:
+     * prev, saved before, is the host's. */
+    if (!((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigbus))
+        prev = cur;
     /* The replaced handler runs from ours: block what it asked to block. */
     sa.sa_mask = prev.sa_mask;
     sigaction(SIGBUS, &sa, NULL);
-    atomic_store(&installed, 2);
+    atomic_store(&installed, DONE);
     return 1;
 }
 
