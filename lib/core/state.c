@@ -283,6 +283,11 @@ static int open_private(mk_state *st, const mk_universe *u, const char *const *f
     return 0;
 }
 
+int mk_pid_alive(int32_t pid)
+{
+    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
 /* The first live process attached to the state, other than this one; 0
  * when none is. */
 static int32_t live_holder(const mk_state *st)
@@ -290,7 +295,7 @@ static int32_t live_holder(const mk_state *st)
     int32_t me = (int32_t)getpid();
     for (int i = 0; i < MK_STATE_PIDS; i++) {
         int32_t p = atomic_load(&st->hdr->pids[i]);
-        if (p > 0 && p != me && (kill(p, 0) == 0 || errno == EPERM))
+        if (p != me && mk_pid_alive(p))
             return p;
     }
     return 0;

@@ -9,8 +9,9 @@
  * per-device ring indexed by a sequence number, and a futex word in the file
  * wakes every process waiting for events (nvmlEventSetWait) when anything
  * happens. A file truncated under a process does not kill it: the mapping
- * turns into a private copy (mapguard.h). Call counters have one row per thread slot so that threads do not
- * fight over cache lines on the hot path. */
+ * turns into a private copy (mapguard.h). Call counters have one row per
+ * thread slot so that threads do not fight over cache lines on the hot
+ * path. */
 #ifndef MOKKA_STATE_H
 #define MOKKA_STATE_H
 
@@ -112,6 +113,9 @@ void mk_state_close(mk_state *st);
  * use): the guard (mapguard.h) replaced the mapping by a private copy, so
  * nothing this process reads or writes reaches other processes any more. */
 int mk_state_detached(const mk_state *st);
+
+/* Whether process pid exists (kill(pid, 0) succeeds or is refused). */
+int mk_pid_alive(int32_t pid);
 
 uint64_t mk_now_mono_ns(void);
 uint64_t mk_now_real_ns(void);

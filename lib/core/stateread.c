@@ -1,24 +1,17 @@
 /* stateread.c - readings of a live state (see expose.h), for the CLI and
  * the library's debug server alike; none of them writes to the state. */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "expose.h"
 #include "live.h"
 
-static int pid_alive(int32_t p)
-{
-    return p > 0 && (kill(p, 0) == 0 || errno == EPERM);
-}
-
 unsigned mk_view_alive(const mk_view *v, int *pids, unsigned max)
 {
     unsigned n = 0;
     for (int i = 0; i < MK_STATE_PIDS; i++) {
         int32_t p = atomic_load(&v->st.hdr->pids[i]);
-        if (pid_alive(p)) {
+        if (mk_pid_alive(p)) {
             if (n < max)
                 pids[n] = p;
             n++;

@@ -4,17 +4,11 @@
  * would detach a program that looks at its own state file. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "state.h"
 #include "stateview.h"
-
-int mk_pid_alive(pid_t pid)
-{
-    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
-}
 
 int mk_state_live_pids(const char *path, pid_t *pids, int max, char *err, size_t errlen)
 {

@@ -79,8 +79,6 @@ int mk_statedir_find(const char *dir, pid_t pid, char *path, size_t len, char *e
  * at path; returns how many, or -1 with err when it is not a readable Mokka
  * state file. */
 int mk_state_live_pids(const char *path, pid_t *pids, int max, char *err, size_t errlen);
-/* Whether process pid exists (kill(pid, 0) succeeds or is refused). */
-int mk_pid_alive(pid_t pid);
 
 
 /* procenv.c: where another process looks for files, and whether its
