@@ -110,6 +110,17 @@ static int marked(const char *pid)
     return found || (!over && has_token(entry, len));
 }
 
+/* The entry at buf + off of a getdents64 answer (struct linux_dirent64,
+ * read by hand: opendir allocates); the offset of the next one. */
+static long dirent_at(const char *buf, long off, const char **name, unsigned char *type)
+{
+    unsigned short reclen;
+    memcpy(&reclen, buf + off + 16, sizeof reclen);
+    *type = (unsigned char)buf[off + 18];
+    *name = buf + off + 19;
+    return off + reclen;
+}
+
 /* SIGKILL to every process with our mark; how many were found. */
 static int kill_marked(void)
 {
@@ -121,10 +132,9 @@ static int kill_marked(void)
     long n;
     while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
         for (long off = 0; off < n;) {
-            unsigned short reclen;
-            memcpy(&reclen, buf + off + 16, sizeof reclen);
-            const char *name = buf + off + 19;   /* struct linux_dirent64 */
-            off += reclen;
+            const char *name;
+            unsigned char type;
+            off = dirent_at(buf, off, &name, &type);
             pid_t pid = (pid_t)atoi(name);
             /* (one that cannot be killed is not waited for) */
             if (pid > 0 && pid != me && strlen(name) < 20 && marked(name) &&
@@ -160,12 +170,10 @@ static void remove_cgroup(char *dir, size_t len, int depth)
         long n;
         while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
             for (long off = 0; off < n;) {
-                unsigned short reclen;
-                memcpy(&reclen, buf + off + 16, sizeof reclen);
-                unsigned char type = (unsigned char)buf[off + 18];
-                const char *name = buf + off + 19;   /* struct linux_dirent64 */
+                const char *name;
+                unsigned char type;
+                off = dirent_at(buf, off, &name, &type);
                 size_t k = strlen(name);
-                off += reclen;
                 if (type != DT_DIR || name[0] == '.' || len + k + 2 > 4096)
                     continue;
                 dir[len] = '/';
