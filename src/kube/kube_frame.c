@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kube_frame.h"
+#include "util/util.h"
 
 static int blank(unsigned char c)
 {
@@ -249,15 +250,6 @@ static const char *where_why(const json_error_t *je, char *buf, size_t len)
 
 /* --- objects past the bounds ------------------------------------------------------- */
 
-/* A reason fit for a message and a report: printable ASCII (jansson's
- * "near '...'" quotes the object's bytes). */
-static void clean(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-            *s = '?';
-}
-
 /* Keeps n more bytes of an object in b unless it is bad already, counting
  * them in *seen; makes it bad (why in bad[badlen]) at a bound. Returns 0,
  * or -2 with err when out of memory or past MK_KFRAME_SKIP_MAX. */
@@ -305,9 +297,10 @@ static json_t *load_object(const mk_kjbuf *b, const mk_kjpick *p, char *bad, siz
         }
         if (obj)
             return obj;
-        char why[200];
-        snprintf(bad, badlen, "cannot be read%.200s", where_why(&je, why, sizeof why));
-        clean(bad);
+        /* Printable ASCII: jansson's "near '...'" quotes the object's bytes. */
+        char why[200], raw[256];
+        snprintf(raw, sizeof raw, "cannot be read%.200s", where_why(&je, why, sizeof why));
+        mk_text_snip(raw, sizeof raw, bad, badlen);
     }
     if (!(obj = pick_result(p)))
         snprintf(err, errlen, "out of memory");
