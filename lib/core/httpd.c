@@ -5,11 +5,11 @@
  * and says nothing, trickles its request or reads slowly costs one slot
  * until then, never the whole server; and when every slot is taken, a new
  * connection takes the slot of the oldest client still sending its head,
- * so that thousands of held-open sockets cannot keep a scrape out. SIGINT and SIGTERM are blocked except
- * inside ppoll(), so a signal can only arrive while the server waits and is
- * never lost between checking the stop flag and waiting. In the background
- * (mk_http_bg_start) a thread of its own serves, takes no signal, and stops
- * when its pipe is closed. */
+ * so that thousands of held-open sockets cannot keep a scrape out. SIGINT
+ * and SIGTERM are blocked except inside ppoll(), so a signal can only
+ * arrive while the server waits and is never lost between checking the
+ * stop flag and waiting. In the background (mk_http_bg_start) a thread of
+ * its own serves, takes no signal, and stops when its pipe is closed. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -562,7 +562,8 @@ static int open_cluster(run *r, char *err, size_t errlen)
 static int start_gfd(run *r, const mk_plugenv_opts *po)
 {
     char err[1024];
-    mk_gfd_start_opts go = { { r->o.gfd_path, NULL, NULL, mk_plugin_mig_strategy(r->o.plugin_args, r->o.nplugin_args, r->o.env),
+    const char *mig = mk_plugin_mig_strategy(r->o.plugin_args, r->o.nplugin_args, r->o.env);
+    mk_gfd_start_opts go = { { r->o.gfd_path, NULL, NULL, mig,
                                r->o.gfd_args, r->o.ngfd_args },
                              po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit, r->src };
     if (!(r->gfd = mk_gfd_start(&go, err, sizeof err))) {
