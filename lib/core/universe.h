@@ -173,6 +173,8 @@ typedef struct mk_device {
     unsigned nvlinks;                     /* links present */
     int nvlink_peer[MK_MAX_NVLINKS];      /* peer device index, or -1 */
     unsigned nvlink_peer_link[MK_MAX_NVLINKS]; /* the peer's link number */
+    int nvlink_switched;       /* the links go to NVSwitches (topology.nvlink: nvswitch):
+                                * every GPU of the universe is a peer over all of them */
 
     size_t nprocs;
     mk_process *procs;
