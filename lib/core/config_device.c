@@ -254,6 +254,11 @@ static void f_pci_subsys_id(mk_device *dev, const mk_ynode *v, mk_diags *d)
     f_hex32(dev, v, d, &dev->pci_subsys_id, "pciSubsystemId");
 }
 
+static void f_switch_pci_id(mk_device *dev, const mk_ynode *v, mk_diags *d)
+{
+    f_hex32(dev, v, d, &dev->nvlink_switch_pci_id, "nvlink.switchPciDeviceId");
+}
+
 static void f_bus_id(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
     const char *s;
@@ -429,7 +434,9 @@ static const field inforom_fields[] = {
     STR("power", inforom_pwr), END
 };
 static const field nvlink_fields[] = {
-    UINT("version", nvlink_version, 10), UINT("links", nvlinks, MK_MAX_NVLINKS), END
+    UINT("version", nvlink_version, 10), UINT("links", nvlinks, MK_MAX_NVLINKS),
+    UINT("switches", nvlink_switches, MK_MAX_NVSWITCHES),
+    FN("switchPciDeviceId", f_switch_pci_id), END
 };
 static const field health_fields[] = {
     FN("unhealthy_after_seconds", f_after), FN("unhealthy_on_memory_exceed", f_mem_exceed),

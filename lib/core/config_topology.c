@@ -2,9 +2,11 @@
  * and the NVLink wiring between them.
  *
  * Defaults copy a DGX/HGX board (the eight bus ids of a DGX A100, half the
- * GPUs on each NUMA node). NVLink wiring is always symmetric: when GPU a's
- * link i reaches GPU b's link j, b's link j reaches a's link i, because the
- * device plugin's allocator panics on one-sided topology. */
+ * GPUs on each NUMA node). GPUs built for a switch board (their profile
+ * names its NVSwitches) sit on an NVSwitch fabric; others are wired to each
+ * other. Direct wiring is always symmetric: when GPU a's link i reaches GPU
+ * b's link j, b's link j reaches a's link i, because the device plugin's
+ * allocator panics on one-sided topology. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +16,18 @@
 
 static const unsigned dgx_buses[8] = { 0x07, 0x0F, 0x47, 0x4E, 0x87, 0x90, 0xB7, 0xBD };
 
+/* NVML's two forms of a bus id: "00000000:07:00.0" and "0000:07:00.0". */
+static void format_pci(char *full, char *legacy, unsigned dom, unsigned bus, unsigned devn,
+                       unsigned fn)
+{
+    snprintf(full, MK_SHORT_LEN, "%08X:%02X:%02X.%X", dom, bus, devn, fn);
+    snprintf(legacy, MK_SHORT_LEN, "%04X:%02X:%02X.%X", dom & 0xffff, bus, devn, fn);
+}
+
 static void format_bus_id(mk_device *dev)
 {
-    snprintf(dev->bus_id, sizeof dev->bus_id, "%08X:%02X:%02X.%X", dev->pci_domain,
-             dev->pci_bus, dev->pci_dev, dev->pci_func);
-    snprintf(dev->bus_id_legacy, sizeof dev->bus_id_legacy, "%04X:%02X:%02X.%X",
-             dev->pci_domain & 0xffff, dev->pci_bus, dev->pci_dev, dev->pci_func);
+    format_pci(dev->bus_id, dev->bus_id_legacy, dev->pci_domain, dev->pci_bus, dev->pci_dev,
+               dev->pci_func);
 }
 
 static int hex_field(const char *s, size_t len, unsigned *out)
@@ -60,6 +68,9 @@ static int bus_taken(const mk_universe *u, unsigned dom, unsigned bus)
 {
     for (size_t i = 0; i < u->ndev; i++)
         if (u->dev[i].bus_id[0] && u->dev[i].pci_domain == dom && u->dev[i].pci_bus == bus)
+            return 1;
+    for (size_t k = 0; k < u->nswitch; k++)
+        if (u->sw[k].pci_domain == dom && u->sw[k].pci_bus == bus)
             return 1;
     return 0;
 }
@@ -195,6 +206,101 @@ static int connect(mk_universe *u, unsigned a, unsigned b, unsigned links)
     return 0;
 }
 
+/* --- an NVSwitch fabric ----------------------------------------------------------- */
+
+/* How many switches the fabric has: topology.nvswitches, else the most any
+ * GPU's profile names (a DGX A100 board has 6, an HGX H100 4). */
+static unsigned fabric_switches(const mk_universe *u, const mk_ynode *topo, mk_diags *d)
+{
+    const mk_ynode *n = topo ? mk_yget(topo, "nvswitches") : NULL;
+    long long v;
+    if (n)
+        return mk_yint(n, "topology.nvswitches", 1, MK_MAX_NVSWITCHES, &v, d) ? 0 : (unsigned)v;
+    unsigned most = 0;
+    for (size_t i = 0; i < u->ndev; i++)
+        if (u->dev[i].nvlinks && u->dev[i].nvlink_switches > most)
+            most = u->dev[i].nvlink_switches;
+    return most;
+}
+
+/* The switches get free bus ids of their own (from bus 0xC4 up: past a DGX
+ * board's GPUs), and the PCI device id the GPUs' profile gives them. */
+static void add_switches(mk_universe *u, unsigned n)
+{
+    uint32_t id = 0;
+    for (size_t i = 0; i < u->ndev && !id; i++)
+        id = u->dev[i].nvlink_switch_pci_id;
+    unsigned bus = 0xC4, dom = 0;
+    u->nswitch = 0;
+    while (u->nswitch < n) {
+        while (bus_taken(u, dom, bus)) {
+            if (++bus > 0xFF) {
+                bus = 0x01;
+                dom++;
+            }
+        }
+        mk_nvswitch *sw = &u->sw[u->nswitch++];
+        sw->pci_domain = dom;
+        sw->pci_bus = bus;
+        sw->pci_device_id = id;
+        format_pci(sw->bus_id, sw->bus_id_legacy, dom, bus, 0, 0);
+    }
+}
+
+/* Every link of every GPU goes to a switch, the GPU's links spread evenly
+ * over the switches in order (12 links on 6 switches: 2 each, as on a DGX
+ * A100), each on the switch's next free port. No link reaches a GPU
+ * directly, so NVIDIA's allocator, which counts links whose far end is the
+ * other GPU's bus id, sees none: placement falls back to PCIe, as on the
+ * real boards. */
+static void wire_switched(mk_universe *u, const mk_ynode *nv, const mk_ynode *topo,
+                          mk_diags *d)
+{
+    unsigned n = fabric_switches(u, topo, d), ports[MK_MAX_NVSWITCHES] = { 0 };
+    if (n == 0) {
+        if (!topo || !mk_yget(topo, "nvswitches"))
+            mk_yerr(d, nv, "topology.nvlink: nvswitch, but no GPU's profile says how many "
+                    "NVSwitches its board has (nvlink.switches): give topology.nvswitches");
+        return;
+    }
+    for (size_t i = 0; i < u->ndev; i++) {
+        const mk_device *dev = &u->dev[i];
+        if (dev->nvlinks && dev->nvlinks < n) {
+            mk_yerr(d, topo && mk_yget(topo, "nvswitches") ? mk_yget(topo, "nvswitches") : nv,
+                    "topology.nvlink: nvswitch: %u NVSwitches, but GPU %u has %u NVLinks, one "
+                    "for each switch at least", n, dev->index, dev->nvlinks);
+            return;
+        }
+    }
+    add_switches(u, n);
+    for (size_t i = 0; i < u->ndev; i++) {
+        mk_device *dev = &u->dev[i];
+        dev->nvlink_switched = dev->nvlinks > 0;
+        for (unsigned l = 0; l < dev->nvlinks; l++) {
+            unsigned sw = l * n / dev->nvlinks;
+            dev->nvlink_switch[l] = (unsigned char)sw;
+            dev->nvlink_peer_link[l] = ports[sw]++;
+        }
+    }
+}
+
+/* Without topology.nvlink, GPUs built for a switch board (every linked
+ * GPU's profile names its switches) sit on a fabric; others link directly. */
+static int fabric_by_profile(const mk_universe *u)
+{
+    int linked = 0;
+    for (size_t i = 0; i < u->ndev; i++) {
+        if (!u->dev[i].nvlinks)
+            continue;
+        if (!u->dev[i].nvlink_switches)
+            return 0;
+        linked = 1;
+    }
+    return linked;
+}
+
+/* --- direct links ------------------------------------------------------------------ */
+
 static void wire_all(mk_universe *u)
 {
     unsigned minlinks = MK_MAX_NVLINKS;
@@ -206,7 +312,7 @@ static void wire_all(mk_universe *u)
         return;
     unsigned per_pair = minlinks / (unsigned)(n - 1);
     if (per_pair == 0)
-        return; /* more GPUs than links: an NVSwitch fabric, which Mokka reports as no direct links */
+        return; /* more GPUs than links: no direct wiring can reach them all */
     for (unsigned a = 0; a < n; a++)
         for (unsigned b = a + 1; b < n; b++)
             connect(u, a, b, per_pair);
@@ -237,7 +343,7 @@ static void wire_pairs(mk_universe *u, const mk_ynode *list, mk_diags *d)
 
 void mk_config_topology(mk_universe *u, const mk_ynode *topo, mk_diags *d)
 {
-    static const char *const keys[] = { "nvlink", "numaNodes", "cpus", NULL };
+    static const char *const keys[] = { "nvlink", "nvswitches", "numaNodes", "cpus", NULL };
     long long v;
     const mk_ynode *n;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -265,10 +371,16 @@ void mk_config_topology(mk_universe *u, const mk_ynode *topo, mk_diags *d)
     check_unique(u, d);
 
     n = topo ? mk_yget(topo, "nvlink") : NULL;
-    if (!n || (n->kind == MK_Y_SCALAR && strcasecmp(n->str, "all") == 0))
+    int scalar = n && n->kind == MK_Y_SCALAR;
+    if ((!n && fabric_by_profile(u)) || (scalar && strcasecmp(n->str, "nvswitch") == 0))
+        wire_switched(u, n ? n : topo, topo, d);
+    else if (!n || (scalar && strcasecmp(n->str, "all") == 0))
         wire_all(u);
     else if (n->kind == MK_Y_SEQ)
         wire_pairs(u, n, d);
-    else if (!(n->kind == MK_Y_SCALAR && strcasecmp(n->str, "none") == 0))
-        mk_yerr(d, n, "topology.nvlink: expected all, none or a list of pairs like [[0, 1], [2, 3]]");
+    else if (!(scalar && strcasecmp(n->str, "none") == 0))
+        mk_yerr(d, n, "topology.nvlink: expected nvswitch, all, none or a list of pairs like "
+                "[[0, 1], [2, 3]]");
+    if (topo && (n = mk_yget(topo, "nvswitches")) && !u->nswitch)
+        mk_yerr(d, n, "topology.nvswitches: only for topology.nvlink: nvswitch");
 }

@@ -91,3 +91,15 @@ const char *mk_fault_mode_name(mk_fault_mode m)
     default: return "none";
     }
 }
+
+unsigned mk_nvlinks_between(const mk_device *a, const mk_device *b)
+{
+    if (a == b)
+        return 0;
+    if (a->nvlink_switched && b->nvlink_switched)
+        return a->nvlinks;
+    unsigned n = 0;
+    for (unsigned l = 0; l < a->nvlinks; l++)
+        n += a->nvlink_peer[l] == (int)b->index;
+    return n;
+}

@@ -22,6 +22,7 @@
 #define MK_DRIVER_VERSION_LEN 64
 #define MK_NVML_VERSION_LEN   80
 #define MK_MAX_NVLINKS 18     /* NVML_NVLINK_MAX_LINKS */
+#define MK_MAX_NVSWITCHES 18  /* a GB200 NVL72 rack: 9 switch trays of 2 */
 #define MK_MAX_MIG_PROFILES 24
 #define MK_MAX_PLACEMENTS 8
 
@@ -175,10 +176,21 @@ typedef struct mk_device {
     unsigned nvlink_peer_link[MK_MAX_NVLINKS]; /* the peer's link number */
     int nvlink_switched;       /* the links go to NVSwitches (topology.nvlink: nvswitch):
                                 * every GPU of the universe is a peer over all of them */
+    unsigned char nvlink_switch[MK_MAX_NVLINKS]; /* switched: the NVSwitch a link reaches */
+    unsigned nvlink_switches;  /* NVSwitches of the board it is built for (profile); 0: none */
+    uint32_t nvlink_switch_pci_id; /* their PCI device id (profile) */
 
     size_t nprocs;
     mk_process *procs;
 } mk_device;
+
+/* An NVSwitch of the fabric: a PCI device of its own on the host, which
+ * NVML names as the remote end of every GPU link that reaches it. */
+typedef struct mk_nvswitch {
+    unsigned pci_domain, pci_bus;
+    char bus_id[MK_SHORT_LEN], bus_id_legacy[MK_SHORT_LEN];
+    uint32_t pci_device_id;
+} mk_nvswitch;
 
 #define MK_GENERIC_MACHINE "Mokka Virtual GPU Node"
 #define MK_DEBUG_LISTEN "127.0.0.1:8080"
@@ -198,6 +210,8 @@ typedef struct mk_universe {
     char debug_listen[128];    /* HOST:PORT, default MK_DEBUG_LISTEN */
     size_t ndev;
     mk_device *dev;
+    size_t nswitch;            /* NVSwitches of the fabric (topology.nvlink: nvswitch) */
+    mk_nvswitch sw[MK_MAX_NVSWITCHES];
 } mk_universe;
 
 /* Load a config file (NULL: the built-in default universe, 8 x
@@ -213,6 +227,17 @@ void mk_universe_free(mk_universe *u);
  * UUIDs, bus ids and MIG layout. On a difference writes why and returns 0. */
 int mk_universe_same_identity(const mk_universe *a, const mk_universe *b,
                               char *why, size_t len);
+
+/* Whether link l of d is up: wired to a peer GPU or to an NVSwitch. */
+static inline int mk_nvlink_up(const mk_device *d, unsigned l)
+{
+    return l < d->nvlinks && (d->nvlink_peer[l] >= 0 || d->nvlink_switched);
+}
+
+/* How many of a's NVLinks reach b: the links wired to b, or on a switch
+ * fabric all of a's (as nvidia-smi's topo -m counts them: row a, column b
+ * shows NV<a's links to the fabric>). 0: no NVLink path. */
+unsigned mk_nvlinks_between(const mk_device *a, const mk_device *b);
 
 /* Names for enum values, for render/smi and diagnostics. */
 const char *mk_metric_name(mk_metric m);

@@ -98,10 +98,10 @@ static nvmlReturn_t nvlink_scoped_field(const mk_device *d, nvmlFieldValue_t *f)
         return NVML_ERROR_NOT_SUPPORTED;
     switch (f->fieldId) {
     case NVML_FI_DEV_NVLINK_GET_SPEED: return put_uint(f, nvlink_speed(d->nvlink_version));
-    case NVML_FI_DEV_NVLINK_GET_STATE: return put_uint(f, d->nvlink_peer[link] >= 0);
+    case NVML_FI_DEV_NVLINK_GET_STATE: return put_uint(f, (unsigned)mk_nvlink_up(d, link));
     case NVML_FI_DEV_NVLINK_GET_VERSION: return put_uint(f, d->nvlink_version);
     default: /* NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID */
-        if (d->nvlink_peer[link] < 0)
+        if (!mk_nvlink_up(d, link))
             return NVML_ERROR_NOT_SUPPORTED;
         return put_uint(f, d->nvlink_peer_link[link]);
     }
@@ -235,7 +235,10 @@ static nvmlReturn_t field(const mk_ref *r, nvmlFieldValue_t *f)
     case NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX: case NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX:
         return d->nvlinks ? put_ull(f, 0) : NVML_ERROR_NOT_SUPPORTED;
     case NVML_FI_DEV_NVSWITCH_CONNECTED_LINK_COUNT:
-        return d->nvlinks ? put_uint(f, 0) : NVML_ERROR_NOT_SUPPORTED;
+        /* nvidia-smi's topo -m prints NV<n> for two GPUs that both reach
+         * the fabric over n links (NV12 on a DGX A100, NV18 on an HGX H100) */
+        return d->nvlinks ? put_uint(f, d->nvlink_switched ? d->nvlinks : 0)
+                          : NVML_ERROR_NOT_SUPPORTED;
     case NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID: case NVML_FI_DEV_NVLINK_GET_SPEED:
     case NVML_FI_DEV_NVLINK_GET_STATE: case NVML_FI_DEV_NVLINK_GET_VERSION:
         return nvlink_scoped_field(d, f);

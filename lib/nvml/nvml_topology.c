@@ -4,9 +4,11 @@
  *
  * The PCIe tree is modelled on a DGX board: GPUs 2k and 2k+1 share a PCIe
  * switch, GPUs on the same NUMA node share a host bridge's node, the rest
- * meet at the system level. NVLink wiring comes from the config and is
- * symmetric by construction (config_topology.c): the device plugin's
- * allocator panics on one-sided links. */
+ * meet at the system level. NVLink wiring comes from the config
+ * (config_topology.c): each link reaches a peer GPU (symmetric by
+ * construction: the device plugin's allocator panics on one-sided links) or,
+ * on an NVSwitch fabric, a switch, through which every GPU of the fabric is
+ * a peer. */
 #include <stdio.h>
 #include "nvml_impl.h"
 
@@ -152,14 +154,6 @@ MK_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *n
     return NVML_SUCCESS;
 }
 
-static unsigned links_between(const mk_device *a, unsigned b)
-{
-    unsigned n = 0;
-    for (unsigned l = 0; l < a->nvlinks; l++)
-        n += a->nvlink_peer[l] == (int)b;
-    return n;
-}
-
 MK_API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)
 {
     mk_ref a, b;
@@ -168,7 +162,8 @@ MK_API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t de
     MK_GPU(device2, &b);
     MK_NONNULL(p2pStatus);
     if (p2pIndex == NVML_P2P_CAPS_INDEX_NVLINK)
-        *p2pStatus = links_between(a.d, b.gpu) ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
+        *p2pStatus = mk_nvlinks_between(a.d, b.d) ? NVML_P2P_STATUS_OK
+                                                   : NVML_P2P_STATUS_NOT_SUPPORTED;
     else
         *p2pStatus = NVML_P2P_STATUS_OK;
     return NVML_SUCCESS;
@@ -213,8 +208,8 @@ MK_API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int l
     MK_ENTER(nvmlDeviceGetNvLinkState);
     MK_NVLINK(device, link, &r, nvmlDeviceGetNvLinkState);
     MK_NONNULL(isActive);
-    *isActive = r.d->nvlink_peer[link] >= 0 && !mk_gpu_lost(r.gpu) ? NVML_FEATURE_ENABLED
-                                                                    : NVML_FEATURE_DISABLED;
+    *isActive = mk_nvlink_up(r.d, link) && !mk_gpu_lost(r.gpu) ? NVML_FEATURE_ENABLED
+                                                                : NVML_FEATURE_DISABLED;
     return NVML_SUCCESS;
 }
 
@@ -238,7 +233,7 @@ MK_API nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned 
         return NVML_ERROR_INVALID_ARGUMENT;
     /* Peer-to-peer and its atomics over a connected link; no SLI bridge, no
      * system-memory access over NVLink (that needs a CPU with NVLink). */
-    int up = r.d->nvlink_peer[link] >= 0;
+    int up = mk_nvlink_up(r.d, link);
     switch (capability) {
     case NVML_NVLINK_CAP_P2P_SUPPORTED:
     case NVML_NVLINK_CAP_P2P_ATOMICS:
@@ -252,6 +247,20 @@ MK_API nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned 
     return NVML_SUCCESS;
 }
 
+static void put_pci(nvmlPciInfo_t *pci, int full, const char *bus_id, const char *legacy,
+                    unsigned dom, unsigned bus, unsigned devn, uint32_t id, uint32_t subsys)
+{
+    mk_copy_field(pci->busIdLegacy, sizeof pci->busIdLegacy, legacy);
+    pci->domain = dom;
+    pci->bus = bus;
+    pci->device = devn;
+    pci->pciDeviceId = id;
+    pci->pciSubSystemId = subsys;
+    if (full)
+        mk_copy_field(pci->busId, sizeof pci->busId, bus_id);
+}
+
+/* The far end of a link: the peer GPU, or the NVSwitch it reaches. */
 static nvmlReturn_t remote_pci(nvmlDevice_t device, unsigned link, nvmlPciInfo_t *pci, int full)
 {
     mk_ref r;
@@ -259,18 +268,18 @@ static nvmlReturn_t remote_pci(nvmlDevice_t device, unsigned link, nvmlPciInfo_t
     if (rc)
         return rc;
     MK_NONNULL(pci);
+    if (r.d->nvlink_switched) {
+        const mk_nvswitch *sw = &r.u->sw[r.d->nvlink_switch[link]];
+        put_pci(pci, full, sw->bus_id, sw->bus_id_legacy, sw->pci_domain, sw->pci_bus, 0,
+                sw->pci_device_id, 0);
+        return NVML_SUCCESS;
+    }
     int peer = r.d->nvlink_peer[link];
     if (peer < 0)
         return NVML_ERROR_NOT_SUPPORTED; /* nothing at the other end */
     const mk_device *p = &r.u->dev[peer];
-    mk_copy_field(pci->busIdLegacy, sizeof pci->busIdLegacy, p->bus_id_legacy);
-    pci->domain = p->pci_domain;
-    pci->bus = p->pci_bus;
-    pci->device = p->pci_dev;
-    pci->pciDeviceId = p->pci_device_id;
-    pci->pciSubSystemId = p->pci_subsys_id;
-    if (full)
-        mk_copy_field(pci->busId, sizeof pci->busId, p->bus_id);
+    put_pci(pci, full, p->bus_id, p->bus_id_legacy, p->pci_domain, p->pci_bus, p->pci_dev,
+            p->pci_device_id, p->pci_subsys_id);
     return NVML_SUCCESS;
 }
 
@@ -298,7 +307,8 @@ MK_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, uns
     MK_ENTER(nvmlDeviceGetNvLinkRemoteDeviceType);
     MK_NVLINK(device, link, &r, nvmlDeviceGetNvLinkRemoteDeviceType);
     MK_NONNULL(pNvLinkDeviceType);
-    *pNvLinkDeviceType = r.d->nvlink_peer[link] >= 0 ? NVML_NVLINK_DEVICE_TYPE_GPU
+    *pNvLinkDeviceType = r.d->nvlink_switched ? NVML_NVLINK_DEVICE_TYPE_SWITCH
+                       : r.d->nvlink_peer[link] >= 0 ? NVML_NVLINK_DEVICE_TYPE_GPU
                                                      : NVML_NVLINK_DEVICE_TYPE_UNKNOWN;
     return NVML_SUCCESS;
 }

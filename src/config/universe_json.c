@@ -127,16 +127,35 @@ static json_t *mig_json(const mk_device *d)
                      "instances", inst);
 }
 
+/* A GPU's links: to peer GPUs (peers), or on a fabric to the switches
+ * (switchLinks: the switch's index in the universe's nvswitches, its port). */
 static json_t *nvlink_json(const mk_device *d)
 {
-    json_t *peers = json_array();
-    for (unsigned l = 0; l < d->nvlinks && l < MK_MAX_NVLINKS; l++)
-        if (d->nvlink_peer[l] >= 0)
+    json_t *peers = json_array(), *sw = json_array();
+    for (unsigned l = 0; l < d->nvlinks && l < MK_MAX_NVLINKS; l++) {
+        if (d->nvlink_switched)
+            json_array_append_new(sw, json_pack("{s:i, s:i, s:i}", "link", (int)l, "switch",
+                                                (int)d->nvlink_switch[l], "port",
+                                                (int)d->nvlink_peer_link[l]));
+        else if (d->nvlink_peer[l] >= 0)
             json_array_append_new(peers, json_pack("{s:i, s:i, s:i}", "link", (int)l, "gpu",
                                                    d->nvlink_peer[l], "peerLink",
                                                    (int)d->nvlink_peer_link[l]));
-    return json_pack("{s:i, s:i, s:o}", "version", (int)d->nvlink_version, "links",
-                     (int)d->nvlinks, "peers", peers);
+    }
+    return json_pack("{s:i, s:i, s:s, s:o, s:o}", "version", (int)d->nvlink_version, "links",
+                     (int)d->nvlinks, "fabric", d->nvlink_switched ? "nvswitch" : "direct",
+                     "peers", peers, "switchLinks", sw);
+}
+
+static json_t *topology_json(const mk_universe *u)
+{
+    json_t *sw = json_array();
+    for (size_t k = 0; k < u->nswitch; k++)
+        json_array_append_new(sw, json_pack("{s:i, s:s, s:o}", "index", (int)k, "pciBusID",
+                                            u->sw[k].bus_id_legacy, "pciDeviceId",
+                                            hex32(u->sw[k].pci_device_id)));
+    return json_pack("{s:i, s:i, s:o}", "numaNodes", (int)u->numa_nodes, "cpus", (int)u->cpus,
+                     "nvswitches", sw);
 }
 
 static json_t *processes_json(const mk_device *d)
@@ -260,8 +279,7 @@ json_t *mk_universe_json(const mk_universe *u)
     json_object_set_new(o, "cudaVersion", json_string(cuda));
     json_object_set_new(o, "nvmlVersion", json_string(u->nvml_version));
     json_object_set_new(o, "count", json_integer((json_int_t)u->ndev));
-    json_object_set_new(o, "topology", json_pack("{s:i, s:i}", "numaNodes", (int)u->numa_nodes,
-                                                 "cpus", (int)u->cpus));
+    json_object_set_new(o, "topology", topology_json(u));
     for (size_t i = 0; i < u->ndev; i++)
         json_array_append_new(devs, device_json(&u->dev[i]));
     json_object_set_new(o, "devices", devs);
