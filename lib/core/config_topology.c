@@ -372,7 +372,8 @@ void mk_config_topology(mk_universe *u, const mk_ynode *topo, mk_diags *d)
 
     n = topo ? mk_yget(topo, "nvlink") : NULL;
     int scalar = n && n->kind == MK_Y_SCALAR;
-    if ((!n && fabric_by_profile(u)) || (scalar && strcasecmp(n->str, "nvswitch") == 0))
+    int fabric = (!n && fabric_by_profile(u)) || (scalar && strcasecmp(n->str, "nvswitch") == 0);
+    if (fabric)
         wire_switched(u, n ? n : topo, topo, d);
     else if (!n || (scalar && strcasecmp(n->str, "all") == 0))
         wire_all(u);
@@ -381,6 +382,6 @@ void mk_config_topology(mk_universe *u, const mk_ynode *topo, mk_diags *d)
     else if (!(scalar && strcasecmp(n->str, "none") == 0))
         mk_yerr(d, n, "topology.nvlink: expected nvswitch, all, none or a list of pairs like "
                 "[[0, 1], [2, 3]]");
-    if (topo && (n = mk_yget(topo, "nvswitches")) && !u->nswitch)
+    if (!fabric && topo && (n = mk_yget(topo, "nvswitches")))
         mk_yerr(d, n, "topology.nvswitches: only for topology.nvlink: nvswitch");
 }

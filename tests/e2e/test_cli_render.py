@@ -74,12 +74,32 @@ class RenderTest(CliTest):
         self.assertEqual(d['fanSpeed'], 'N/A')
         self.assertEqual(d['health'], {'xid': 79, 'mode': 'xid'})
         self.assertEqual(d['mig']['mode'], 'disabled')
+        # A DGX A100's fabric: 6 NVSwitches on buses of their own; GPU 4's 12
+        # links 2 on each, on ports 8 and 9 (GPUs 0-3 took 0-7).
+        self.assertEqual(d['nvlink']['fabric'], 'nvswitch')
+        self.assertEqual(d['nvlink']['peers'], [])
+        self.assertEqual(d['nvlink']['switchLinks'][:3], [{'link': 0, 'switch': 0, 'port': 8},
+                                                          {'link': 1, 'switch': 0, 'port': 9},
+                                                          {'link': 2, 'switch': 1, 'port': 8}])
+        self.assertEqual([s['pciBusID'] for s in u['topology']['nvswitches']],
+                         ['0000:C4:00.0', '0000:C5:00.0', '0000:C6:00.0', '0000:C7:00.0',
+                          '0000:C8:00.0', '0000:C9:00.0'])
+        self.assertEqual({s['pciDeviceId'] for s in u['topology']['nvswitches']}, {'0x1AF110DE'})
+
+    def test_direct_nvlink_peers(self):
         # nvlink: all over 12 links and 8 GPUs: one link to each other GPU, symmetric.
+        with open(DGX) as f:
+            text = f.read().replace('nvlink: nvswitch', 'nvlink: all')
+        p = mokka('render', '--format', 'json', '-c', '-', input=text)
+        u = json.loads(p.stdout)
+        d = u['devices'][4]
+        self.assertEqual(d['nvlink']['fabric'], 'direct')
         peers = {p['gpu'] for p in d['nvlink']['peers']}
         self.assertEqual(peers, {0, 1, 2, 3, 5, 6, 7})
         for p in d['nvlink']['peers']:
             back = [q for q in u['devices'][p['gpu']]['nvlink']['peers'] if q['link'] == p['peerLink']]
             self.assertEqual(back, [{'link': p['peerLink'], 'gpu': 4, 'peerLink': p['link']}])
+        self.assertEqual(u['topology']['nvswitches'], [])
 
     def test_live_values_in_config_syntax(self):
         text = mokka('render', '-c', os.path.join(CONFIGS, 'hgx-h100.yaml')).stdout

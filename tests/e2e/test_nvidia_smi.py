@@ -21,7 +21,7 @@ import re
 import subprocess
 import xml.etree.ElementTree as ET
 
-from cli_support import CliTest, LIB, MIG_MIXED
+from cli_support import CliTest, LIB, MIG_MIXED, SRC
 
 SMI = os.environ.get('MOKKA_NVIDIA_SMI') or '/usr/lib/nvidia/current/nvidia-smi'
 # nvidia-smi builds of other driver lines, unpacked by ci/smi-builds.sh.
@@ -314,29 +314,35 @@ class NvidiaSmiTest(CliTest):
             self.assertEqual(g.findtext('uuid'), d['uuid'])
             self.assertEqual(len(g.findall('mig_devices/mig_device')), len(d['mig']['instances']))
 
+    def check_matrix(self, out, u):
+        """topo -m as the universe has it: NV<links> between GPUs wired to each
+        other or both on the switch fabric (row GPU's links), else a PCIe level."""
+        rows = {ln.split('\t')[0]: ln.split('\t') for ln in out.splitlines()
+                if re.match(r'^GPU\d+\t', ln)}
+        self.assertEqual(len(rows), u['count'], out)
+        fabric = {d['index'] for d in u['devices'] if d['nvlink'].get('fabric') == 'nvswitch'}
+        for d in u['devices']:
+            row = rows['GPU%d' % d['index']]
+            links = {}
+            for peer in d['nvlink'].get('peers', []):
+                links[peer['gpu']] = links.get(peer['gpu'], 0) + 1
+            if d['index'] in fabric:
+                links = {j: d['nvlink']['links'] for j in fabric}
+            for j in range(u['count']):
+                cell = row[1 + j].strip()
+                if j == d['index']:
+                    self.assertEqual(cell, 'X')
+                elif j in links:
+                    self.assertEqual(cell, 'NV%d' % links[j], (d['index'], j))
+                else:
+                    self.assertIn(cell, ('SYS', 'NODE', 'PHB', 'PXB', 'PIX'))
+            self.assertEqual(row[u['count'] + 2].strip(), str(d['numaNode']))
+
     def test_topology_matrix_is_the_universes(self):
         for name in ('h100-nvlink', 'dgx-a100', 't4'):
             config = self.config(name, UNIVERSES[name])
             with self.subTest(universe=name):
-                u = self.render(config)
-                out = self.smi(['topo', '-m'], config).stdout
-                rows = {ln.split('\t')[0]: ln.split('\t') for ln in out.splitlines()
-                        if re.match(r'^GPU\d+\t', ln)}
-                self.assertEqual(len(rows), u['count'])
-                for d in u['devices']:
-                    row = rows['GPU%d' % d['index']]
-                    links = {}
-                    for peer in d.get('nvlink', {}).get('peers', []):
-                        links[peer['gpu']] = links.get(peer['gpu'], 0) + 1
-                    for j in range(u['count']):
-                        cell = row[1 + j].strip()
-                        if j == d['index']:
-                            self.assertEqual(cell, 'X')
-                        elif j in links:
-                            self.assertEqual(cell, 'NV%d' % links[j])
-                        else:
-                            self.assertIn(cell, ('SYS', 'NODE', 'PHB', 'PXB', 'PIX'))
-                    self.assertEqual(row[u['count'] + 2].strip(), str(d['numaNode']))
+                self.check_matrix(self.smi(['topo', '-m'], config).stdout, self.render(config))
 
     def test_nvlink_status_lists_the_links(self):
         config = self.config('h100', H100)
@@ -346,6 +352,44 @@ class NvidiaSmiTest(CliTest):
             self.assertIn('GPU %d: %s (UUID: %s)' % (d['index'], d['name'], d['uuid']), out)
         self.assertEqual(len(re.findall(r'Link \d+: [\d.]+ GB/s', out)),
                          sum(len(d['nvlink']['peers']) for d in u['devices']))
+
+    def test_switch_fabrics_as_on_the_real_boards(self):
+        """DGX A100 and HGX H100: NV12 / NV18 between every pair in topo -m,
+        every link active at the NVLink generation's speed in nvlink -s, each
+        link's far end the NVSwitch port the universe names in nvlink -R, P2P
+        over every link in nvlink -c; with 535 and the other lines (470 has no
+        Hopper support, so only the A100 board there)."""
+        builds = [SMI] + sorted(os.path.join(SMI_BUILDS, d, 'nvidia-smi') for d in
+                                (os.listdir(SMI_BUILDS) if os.path.isdir(SMI_BUILDS) else []))
+        boards = {'dgx-a100': ('25 GB/s', 12), 'hgx-h100': ('26.562 GB/s', 18)}
+        for smi in builds:
+            for board, (speed, nlinks) in boards.items():
+                if board == 'hgx-h100' and '-470-' in smi:
+                    continue
+                config = os.path.join(SRC, 'fixtures', 'configs', board + '.yaml')
+                u = self.render(config)
+                sw = {k['index']: '0000' + k['pciBusID'] for k in u['topology']['nvswitches']}
+                with self.subTest(build=smi, board=board):
+                    run = lambda *a: self.smi_at(smi, list(a), config)
+                    self.check_matrix(run('topo', '-m'), u)
+                    self.assertIn('NV%d' % nlinks, run('topo', '-m'))
+                    status, remote, caps = run('nvlink', '-s'), run('nvlink', '-R'), \
+                        run('nvlink', '-c')
+                    self.assertEqual(status.count(': %s' % speed), nlinks * u['count'], status)
+                    self.assertNotIn('inactive', status)
+                    for d in u['devices']:
+                        block = remote.split('GPU %d: ' % d['index'])[1].split('\nGPU ')[0]
+                        want = ['Link %d: Remote Device %s: Link %d' % (
+                            x['link'], sw[x['switch']], x['port']) for x in d['nvlink']['switchLinks']]
+                        self.assertEqual([ln.strip() for ln in block.splitlines()[1:]], want)
+                    self.assertEqual(caps.count('P2P is supported: true'), nlinks * u['count'])
+
+    def smi_at(self, smi, args, config):
+        env = dict(self.env, LD_PRELOAD=LIB, MOCK_CONFIG_PATH=config)
+        p = subprocess.run([smi] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, env=env, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout[-1000:] + p.stderr[-1000:])
+        return p.stdout
 
     def test_dmon_samples_every_gpu(self):
         config = self.config('h100', H100)

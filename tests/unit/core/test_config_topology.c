@@ -1,7 +1,8 @@
 /* test_config_topology.c - where GPUs sit: PCI bus ids (format, defaults,
  * uniqueness), UUID and minor uniqueness, NUMA nodes, NVLink wiring (always
  * symmetric: for every link l of GPU a that reaches GPU b's link m, b's
- * link m reaches a's link l), topology errors, and which changes a hot
+ * link m reaches a's link l), NVSwitch fabrics (every link on a switch
+ * port of its own), topology errors, and which changes a hot
  * reload may make (mk_universe_same_identity). */
 #include "config_check.h"
 #include "profiles.h"
@@ -64,20 +65,131 @@ END_TEST
 
 START_TEST(nvlink_default_is_all)
 {
-    mk_universe *u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 8\n");
+    /* GPUs without a switch board in their profile are wired to each other. */
+    mk_universe *u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 8\n"
+                                "defaults: {nvlink: {switches: 0}}\n");
     assert_symmetric(u, "default");
     ck_assert_uint_eq(links_between(u, 0, 7), 2);   /* 18 links over 7 peers */
+    ck_assert_uint_eq(u->nswitch, 0);
     mk_universe_free(u);
     /* A mixed set wires by the GPU with the fewest links; one without
      * NVLink leaves everyone unwired. */
-    u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 3\ndevices:\n  - {index: 2, profile: "
-                   "a100-sxm4-40gb}\n");
+    u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 3\ndefaults: {nvlink: {switches: 0}}\n"
+                   "devices:\n  - {index: 2, profile: a100-sxm4-40gb, nvlink: {switches: 0}}\n");
     assert_symmetric(u, "mixed");
     ck_assert_uint_eq(links_between(u, 0, 2), 6);
     mk_universe_free(u);
-    u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 3\ndevices:\n  - {index: 2, profile: l4}\n");
+    u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 3\ndefaults: {nvlink: {switches: 0}}\n"
+                   "devices:\n  - {index: 2, profile: l4}\n");
     ck_assert_uint_eq(links_between(u, 0, 1), 0);
     mk_universe_free(u);
+}
+END_TEST
+
+/* Every link of every switched GPU reaches a switch of the fabric, the
+ * links spread evenly over the switches, no two links on one port. */
+static void assert_fabric(const mk_universe *u, unsigned switches, const char *what)
+{
+    ck_assert_msg(u->nswitch == switches, "%s: %zu switches, want %u", what, u->nswitch,
+                  switches);
+    for (unsigned a = 0; a < u->ndev; a++) {
+        const mk_device *d = &u->dev[a];
+        ck_assert_msg(d->nvlink_switched == (d->nvlinks > 0), "%s: GPU %u", what, a);
+        unsigned on[MK_MAX_NVSWITCHES] = { 0 };
+        for (unsigned l = 0; l < d->nvlinks; l++) {
+            ck_assert_int_eq(d->nvlink_peer[l], -1);
+            ck_assert_uint_lt(d->nvlink_switch[l], switches);
+            on[d->nvlink_switch[l]]++;
+            for (unsigned b = 0; b < u->ndev; b++)
+                for (unsigned m = 0; m < u->dev[b].nvlinks; m++)
+                    ck_assert_msg(a == b && l == m ? 1 : u->dev[b].nvlink_switch[m] !=
+                                  d->nvlink_switch[l] || u->dev[b].nvlink_peer_link[m] !=
+                                  d->nvlink_peer_link[l], "%s: GPU %u link %u and GPU %u link "
+                                  "%u share a switch port", what, a, l, b, m);
+        }
+        for (unsigned k = 0; k < switches && d->nvlinks; k++)
+            ck_assert_msg(on[k] >= d->nvlinks / switches && on[k] <= d->nvlinks / switches + 1,
+                          "%s: GPU %u has %u links on switch %u", what, a, on[k], k);
+    }
+    for (size_t k = 0; k < u->nswitch; k++)
+        for (size_t i = 0; i < u->ndev; i++)
+            ck_assert_msg(strcmp(u->sw[k].bus_id, u->dev[i].bus_id) != 0,
+                          "%s: switch %zu has GPU %zu's bus id", what, k, i);
+}
+
+START_TEST(nvswitch_by_profile)
+{
+    static const struct { const char *profile; unsigned switches, links; uint32_t id; } t[] = {
+        { "a100-sxm4-40gb", 6, 12, 0x1AF110DE }, { "a100-sxm4-80gb", 6, 12, 0x1AF110DE },
+        { "h100-sxm5-80gb", 4, 18, 0x22A310DE }, { "h200-sxm-141gb", 4, 18, 0x22A310DE },
+        { "b200", 2, 18, 0x22A310DE }, { "gb200", 18, 18, 0x22A310DE },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char yaml[128];
+        snprintf(yaml, sizeof yaml, "profile: %s\ncount: 8\n", t[i].profile);
+        mk_universe *u = LOAD_CLEAN(yaml);
+        assert_fabric(u, t[i].switches, t[i].profile);
+        ck_assert_uint_eq(u->dev[3].nvlinks, t[i].links);
+        ck_assert_uint_eq(u->sw[0].pci_device_id, t[i].id);
+        ck_assert_uint_eq(mk_nvlinks_between(&u->dev[0], &u->dev[7]), t[i].links);
+        mk_universe_free(u);
+    }
+    /* A DGX A100: 2 links on each of the 6 switches; the switches on buses
+     * of their own, clear of the GPUs'. */
+    mk_universe *u = LOAD_CLEAN("profile: a100-sxm4-40gb\ncount: 8\ndevices:\n"
+                                "  - {index: 0, pciBusID: '0000:C4:00.0'}\n");
+    ck_assert_uint_eq(u->dev[1].nvlink_switch[0], 0);
+    ck_assert_uint_eq(u->dev[1].nvlink_switch[1], 0);
+    ck_assert_uint_eq(u->dev[1].nvlink_switch[11], 5);
+    ck_assert_uint_eq(u->dev[1].nvlink_peer_link[0], 2);   /* GPU 0 took ports 0 and 1 */
+    ck_assert_str_eq(u->sw[0].bus_id, "00000000:C5:00.0");
+    ck_assert_str_eq(u->sw[5].bus_id_legacy, "0000:CA:00.0");
+    mk_universe_free(u);
+    /* PCIe GPUs and GPUs without NVLink stay off any fabric. */
+    u = LOAD_CLEAN("profile: h100-pcie-80gb\ncount: 4\n");
+    ck_assert_uint_eq(u->nswitch, 0);
+    mk_universe_free(u);
+    u = LOAD_CLEAN("profile: a100-sxm4-40gb\ncount: 3\ndevices:\n  - {index: 2, profile: l4}\n");
+    assert_fabric(u, 6, "with an L4");
+    ck_assert_uint_eq(mk_nvlinks_between(&u->dev[0], &u->dev[2]), 0);
+    mk_universe_free(u);
+}
+END_TEST
+
+START_TEST(nvswitch_explicit)
+{
+    /* nvswitch by name, with a switch count of its own; a GPU whose links
+     * were cut shows fewer (nvidia-smi's row for it: NV6). */
+    mk_universe *u = LOAD_CLEAN("profile: h100-sxm5-80gb\ncount: 4\n"
+                                "devices:\n  - {index: 1, nvlink: {links: 6}}\n"
+                                "topology: {nvlink: nvswitch, nvswitches: 3}\n");
+    assert_fabric(u, 3, "explicit");
+    ck_assert_uint_eq(mk_nvlinks_between(&u->dev[1], &u->dev[0]), 6);
+    ck_assert_uint_eq(mk_nvlinks_between(&u->dev[0], &u->dev[1]), 18);
+    mk_universe_free(u);
+    /* nvlink: all keeps a switch board's GPUs wired to each other. */
+    u = LOAD_CLEAN("profile: a100-sxm4-40gb\ncount: 4\ntopology: {nvlink: all}\n");
+    ck_assert_uint_eq(u->nswitch, 0);
+    ck_assert_uint_eq(links_between(u, 0, 3), 4);
+    mk_universe_free(u);
+}
+END_TEST
+
+START_TEST(nvswitch_errors)
+{
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: nvswitch, nvswitches: 13}\n",
+                "t.yaml:3:42: error: topology.nvlink: nvswitch: 13 NVSwitches, but GPU 0 has 12 "
+                "NVLinks, one for each switch at least");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: nvswitch, nvswitches: 19}\n",
+                "t.yaml:3:42: error: topology.nvswitches: 19 is out of range (1 to 18)");
+    EXPECT_ONLY("profile: h100-pcie-80gb\ncount: 2\ndefaults: {nvlink: {version: 4, links: 6}}\n"
+                "topology: {nvlink: nvswitch}\n",
+                "t.yaml:4:20: error: topology.nvlink: nvswitch, but no GPU's profile says how "
+                "many NVSwitches its board has (nvlink.switches): give topology.nvswitches");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: all, nvswitches: 6}\n",
+                "t.yaml:3:37: error: topology.nvswitches: only for topology.nvlink: nvswitch");
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ndefaults: {nvlink: {switches: 19}}\n",
+                "t.yaml:3:31: error: switches: 19 is out of range (0 to 18)");
 }
 END_TEST
 
@@ -123,8 +235,8 @@ START_TEST(nvlink_errors)
     EXPECT_DIAG("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: [0, 1]}\n",
                 "t.yaml:3:21: error: topology.nvlink: expected pairs like [0, 1] or [0, 1, LINKS]");
     EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ntopology: {nvlink: some}\n",
-                "t.yaml:3:20: error: topology.nvlink: expected all, none or a list of pairs like "
-                "[[0, 1], [2, 3]]");
+                "t.yaml:3:20: error: topology.nvlink: expected nvswitch, all, none or a list of "
+                "pairs like [[0, 1], [2, 3]]");
     EXPECT_ONLY("profile: t4\ncount: 2\ntopology: {nvlink: [[0, 1]]}\n",
                 "t.yaml:3:21: error: topology.nvlink: not enough free links on GPU 0 or 1 (each "
                 "has the links its profile's nvlink.links says)");
@@ -308,6 +420,9 @@ int main(void)
     tcase_add_test(tc, nvlink_pairs);
     tcase_add_test(tc, nvlink_none);
     tcase_add_test(tc, nvlink_errors);
+    tcase_add_test(tc, nvswitch_by_profile);
+    tcase_add_test(tc, nvswitch_explicit);
+    tcase_add_test(tc, nvswitch_errors);
     tcase_add_test(tc, topology_errors);
     tcase_add_test(tc, bus_ids);
     tcase_add_test(tc, uniqueness);
