@@ -311,9 +311,12 @@ json_t *mk_profiles_json(void)
         for (size_t j = 0; j < dv->nmigp; j++)
             json_array_append_new(mig, json_string(dv->migp[j].name));
         fmt_memory(dv->mem_total, mem, sizeof mem);
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:o}", "profile", name,
-                                           "name", dv->name, "architecture", mk_arch_name(dv->arch),
-                                           "memory", mem, "migProfiles", mig));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:{s:i, s:i, s:i}, s:o}",
+                                           "profile", name, "name", dv->name, "architecture",
+                                           mk_arch_name(dv->arch), "memory", mem, "nvlink",
+                                           "version", (int)dv->nvlink_version, "links",
+                                           (int)dv->nvlinks, "switches",
+                                           (int)dv->nvlink_switches, "migProfiles", mig));
         mk_universe_free(u);
         mk_diags_free(&d);
     }
