@@ -2,7 +2,8 @@
 with Mokka's libnvidia-ml.so.1 preloaded or on LD_LIBRARY_PATH: asks NVML
 something through pynvml and prints the answers as one JSON document.
 
-    python3 pynvml_probe.py identity | sequence N | energy | getters | lost | loaded | view UUID...
+    python3 pynvml_probe.py identity | sequence N | energy | getters | lost | loaded | nvlinks |
+                             view UUID...
     python3 pynvml_probe.py errstrings LIBRARY   (ctypes only, no nvmlInit)
 
 An NVML error is written as {"err": CODE}. Getters that this pynvml does not
@@ -386,8 +387,30 @@ def view(*uuids):
     return out
 
 
+def nvlinks():
+    """Per GPU: every link's state, version, far-end type and PCI bus id and
+    device id, then P2P over NVLink to every GPU."""
+    hs = handles()
+    out = []
+    for h in hs:
+        links = []
+        for link in range(N.NVML_NVLINK_MAX_LINKS):
+            state = call(N.nvmlDeviceGetNvLinkState, h, link)
+            if isinstance(state, dict):
+                links.append(state)
+                continue
+            pci = call(N.nvmlDeviceGetNvLinkRemotePciInfo, h, link)
+            links.append({'state': state, 'version': call(N.nvmlDeviceGetNvLinkVersion, h, link),
+                          'remoteType': call(N.nvmlDeviceGetNvLinkRemoteDeviceType, h, link),
+                          'remoteBusId': pci.get('busId', pci),
+                          'remoteDeviceId': pci.get('pciDeviceId')})
+        p2p = [call(N.nvmlDeviceGetP2PStatus, h, o, N.NVML_P2P_CAPS_INDEX_NVLINK) for o in hs]
+        out.append({'links': links, 'p2p': p2p})
+    return out
+
+
 COMMANDS = {'identity': identity, 'sequence': sequence, 'energy': energy, 'getters': getters,
-            'lost': lost, 'loaded': loaded, 'view': view}
+            'lost': lost, 'loaded': loaded, 'view': view, 'nvlinks': nvlinks}
 
 if __name__ == '__main__':
     main()

@@ -27,6 +27,7 @@ LIB = os.path.join(BUILD, 'lib', 'libnvidia-ml.so.1')
 REAL = os.environ.get('MOKKA_REAL_NVML', '/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1')
 PROBE = os.path.join(HERE, 'pynvml_probe.py')
 NOT_SUPPORTED, NO_PERMISSION, NOT_FOUND, GPU_IS_LOST = 3, 4, 6, 15
+P2P_NOT_SUPPORTED = 5   # NVML_P2P_STATUS_NOT_SUPPORTED
 NO_INSTANCE = 0xFFFFFFFF
 
 
@@ -424,6 +425,32 @@ class PynvmlTest(unittest.TestCase):
             self.assertEqual(r[name], {'err': NOT_SUPPORTED}, name)
 
     # --- loading --------------------------------------------------------------------------------
+
+    def test_nvswitch_fabric_as_render_has_it(self):
+        """HGX H100: 18 links a GPU, every one active, NVLink 4, its far end a
+        switch (type 2) with the bus id and device id render gives that
+        switch; P2P over NVLink OK to every other GPU. With nvlink: all the
+        far ends are GPUs and P2P is OK only where links run."""
+        config = os.path.join(SRC, 'fixtures', 'configs', 'hgx-h100.yaml')
+        u = json.loads(subprocess.run([os.path.join(BUILD, 'mokka'), 'render', '--format', 'json',
+                                       '-c', config], stdout=subprocess.PIPE, check=True).stdout)
+        sw = u['topology']['nvswitches']
+        got = self.probe('nvlinks', config_file=config)
+        for d, g in zip(u['devices'], got):
+            for x in d['nvlink']['switchLinks']:
+                self.assertEqual(g['links'][x['link']], {
+                    'state': 1, 'version': 4, 'remoteType': 2,
+                    'remoteBusId': '0000' + sw[x['switch']]['pciBusID'],
+                    'remoteDeviceId': int(sw[x['switch']]['pciDeviceId'], 16)})
+            self.assertEqual(len(d['nvlink']['switchLinks']), 18)
+            self.assertEqual(g['links'][18:], [])
+            self.assertEqual(g['p2p'], [P2P_NOT_SUPPORTED if i == d['index'] else 0
+                                        for i in range(8)])
+        got = self.probe('nvlinks', config='profile: h100-sxm5-80gb\ncount: 4\n'
+                         'topology: {nvlink: [[0, 1, 2]]}\n')
+        self.assertEqual(got[0]['links'][0]['remoteType'], 0)
+        self.assertEqual(got[0]['links'][2]['state'], 0)
+        self.assertEqual(got[0]['p2p'][1:], [0, P2P_NOT_SUPPORTED, P2P_NOT_SUPPORTED])
 
     def test_found_through_ld_library_path(self):
         got = self.probe('loaded', via='path')
