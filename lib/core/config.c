@@ -372,8 +372,22 @@ static size_t device_entries(const mk_ynode *root, const mk_ynode ***out, mk_dia
  * copied, so a 256-GPU config costs one profile application, not 256. */
 typedef struct {
     const char *pname;     /* NULL: no profile */
+    unsigned links;        /* the profile's NVLinks: no layer may add to them */
     mk_device dev;
 } dev_template;
+
+/* A GPU has the NVLinks its hardware has: a layer may cut a profile's links
+ * (a board with links down), never add to them. A profile without NVLink
+ * may gain some: PCIe cards take NVLink bridges. */
+static void check_links(const mk_device *dev, const dev_template *t, const mk_ynode *map,
+                        mk_diags *d)
+{
+    const mk_ynode *nv = map && map->kind == MK_Y_MAP ? mk_yget(map, "nvlink") : NULL;
+    const mk_ynode *links = nv && nv->kind == MK_Y_MAP ? mk_yget(nv, "links") : NULL;
+    if (links && t->pname && t->links && dev->nvlinks > t->links)
+        mk_yerr(d, links, "nvlink.links: %u, but the profile %s has %u NVLinks", dev->nvlinks,
+                t->dev.profile, t->links);
+}
 
 typedef struct {
     dev_template v[64];
@@ -432,6 +446,7 @@ static const dev_template *make_template(mk_universe *u, unsigned i, const char 
             mk_device_apply(dev, pd->root, pname, d);
             snprintf(dev->profile, sizeof dev->profile, "%s", mk_profile_find(pname)->name);
         }
+        t->links = dev->nvlinks;
     } else {
         const mk_ynode *name = entry ? str_key(entry, "name") : NULL;
         if (!name)
@@ -457,6 +472,7 @@ static const dev_template *make_template(mk_universe *u, unsigned i, const char 
             mk_yerr(d, mk_yget(defaults, "index"), "defaults: index belongs to a device entry");
         else
             mk_device_apply(dev, defaults, "defaults", d);
+        check_links(dev, t, defaults, d);
     }
     return t;
 }
@@ -501,6 +517,8 @@ static void build_device(mk_universe *u, mk_device *dev, unsigned i, const mk_yn
     if (entry) {
         snprintf(what, sizeof what, "device %u", i);
         mk_device_apply(dev, entry, what, d);
+        if (t)
+            check_links(dev, t, entry, d);
     }
 }
 

@@ -864,6 +864,29 @@ cases:
 '''
 
 
+# On an NVSwitch board NVIDIA's allocator sees no GPU-to-GPU NVLink (every
+# link's far end is a switch, never the other GPU's bus id), so it places by
+# PCIe: the two GPUs under one PCIe switch, the four of one NUMA node.
+REAL_FABRIC = '''\
+cases:
+  - name: two GPUs share a PCIe switch
+    expect:
+      preferred: {size: 2, expect: ["${uuid.0}", "${uuid.1}"]}
+  - name: with GPU 2 in, its PCIe neighbour
+    expect:
+      preferred: {size: 2, must: ["${uuid.2}"], expect: ["${uuid.2}", "${uuid.3}"]}
+  - name: four stay on one NUMA node
+    expect:
+      preferred: {size: 4, expect: ["${uuid.0}", "${uuid.1}", "${uuid.2}", "${uuid.3}"]}
+  - name: from the second half
+    expect:
+      preferred:
+        available: ["${uuid.3}", "${uuid.5}", "${uuid.6}", "${uuid.7}"]
+        size: 2
+        expect: ["${uuid.6}", "${uuid.7}"]
+'''
+
+
 class RealPlugin(RunTest):
 
     def setUp(self):
@@ -902,6 +925,13 @@ class RealPlugin(RunTest):
     def test_pass_device_specs(self):
         r = self.real(suite=REAL_DEVICE_SPECS, plugin_args=['--pass-device-specs'])
         self.assertExit(r, 0)
+
+    def test_preferred_allocation_on_switch_fabrics(self):
+        for board in ('dgx-a100', 'hgx-h100'):
+            with self.subTest(board=board):
+                r = self.real(config=os.path.join(CONFIGS, board + '.yaml'),
+                              suite=REAL_FABRIC)
+                self.assertExit(r, 0)
 
     def test_disabled_health_checks(self):
         r = self.real('-v', '--env', 'DP_DISABLE_HEALTHCHECKS=all', suite=REAL_NO_HEALTHCHECKS)

@@ -225,7 +225,7 @@ static const char every_key[] =
     "      - {name: 7g.80gb, nvmlProfile: 4, id: 0, slices: 7, memorySlices: 8, memory: 80GiB,\n"
     "         instances: 1, sms: 132, copyEngines: 7, decoders: 7, encoders: 0, jpegs: 7,\n"
     "         ofas: 1, placements: [0], placementSize: 8}\n"
-    "    nvlink: {version: 4, links: 18}\n"
+    "    nvlink: {version: 4, links: 10}\n"
     "    processes:\n"
     "      - {pid: 4242, name: train.py, usedMemory: 1GiB, type: both}\n"
     "    health: {}\n"
@@ -327,7 +327,7 @@ START_TEST(every_device_key)
     ck_assert_uint_eq(p->placements[0], 0);
     ck_assert_uint_eq(p->placement_size, 8);
     ck_assert_uint_eq(g->nvlink_version, 4);
-    ck_assert_uint_eq(g->nvlinks, 18);
+    ck_assert_uint_eq(g->nvlinks, 10);
     ck_assert_uint_eq(g->nprocs, 1);
     ck_assert_uint_eq(g->procs[0].pid, 4242);
     ck_assert_str_eq(g->procs[0].name, "train.py");

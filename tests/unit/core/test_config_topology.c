@@ -190,6 +190,11 @@ START_TEST(nvswitch_errors)
                 "t.yaml:3:37: error: topology.nvswitches: only for topology.nvlink: nvswitch");
     EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ndefaults: {nvlink: {switches: 19}}\n",
                 "t.yaml:3:31: error: switches: 19 is out of range (0 to 18)");
+    /* no more links than the hardware has; fewer is a board with links down (a
+     * profile without NVLink may gain bridges) */
+    EXPECT_ONLY("profile: a100-sxm4-40gb\ncount: 2\ndevices:\n  - {index: 1, nvlink: {links: 18}}\n",
+                "t.yaml:4:32: error: nvlink.links: 18, but the profile a100-sxm4-40gb has 12 "
+                "NVLinks");
 }
 END_TEST
 
