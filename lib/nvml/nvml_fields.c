@@ -13,11 +13,13 @@
 #include <unistd.h>
 #include "nvml_getters.h"
 
-/* NVLink speed per link and direction in MB/s, by NVLink version. */
+/* NVLink speed per link and direction in MB/s, by NVLink version: what
+ * nvidia-smi nvlink -s prints (A100 25 GB/s, H100 26.562 GB/s; NVLink5
+ * doubles NVLink4's lane rate: 53.125 GB/s on B200 and GB200). */
 static unsigned nvlink_speed(unsigned version)
 {
-    static const unsigned mbps[] = { 0, 20000, 25000, 25000, 26562, 50000 };
-    return version < sizeof mbps / sizeof mbps[0] ? mbps[version] : 50000;
+    static const unsigned mbps[] = { 0, 20000, 25000, 25000, 26562, 53125 };
+    return version < sizeof mbps / sizeof mbps[0] ? mbps[version] : 53125;
 }
 
 static nvmlReturn_t put_uint(nvmlFieldValue_t *f, unsigned v)

@@ -354,19 +354,22 @@ class NvidiaSmiTest(CliTest):
                          sum(len(d['nvlink']['peers']) for d in u['devices']))
 
     def test_switch_fabrics_as_on_the_real_boards(self):
-        """DGX A100 and HGX H100: NV12 / NV18 between every pair in topo -m,
+        """DGX A100, HGX H100, HGX B200: NV12 / NV18 between every pair in topo -m,
         every link active at the NVLink generation's speed in nvlink -s, each
         link's far end the NVSwitch port the universe names in nvlink -R, P2P
         over every link in nvlink -c; with 535 and the other lines (470 has no
-        Hopper support, so only the A100 board there)."""
+        Hopper or Blackwell support, so only the A100 board there)."""
         builds = [SMI] + sorted(os.path.join(SMI_BUILDS, d, 'nvidia-smi') for d in
                                 (os.listdir(SMI_BUILDS) if os.path.isdir(SMI_BUILDS) else []))
-        boards = {'dgx-a100': ('25 GB/s', 12), 'hgx-h100': ('26.562 GB/s', 18)}
+        boards = {'dgx-a100': ('25 GB/s', 12), 'hgx-h100': ('26.562 GB/s', 18),
+                  'hgx-b200': ('53.125 GB/s', 18)}
         for smi in builds:
             for board, (speed, nlinks) in boards.items():
-                if board == 'hgx-h100' and '-470-' in smi:
+                if board != 'dgx-a100' and '-470-' in smi:
                     continue
                 config = os.path.join(SRC, 'fixtures', 'configs', board + '.yaml')
+                if board == 'hgx-b200':
+                    config = self.config(board, 'version: 1.0\nprofile: b200\ncount: 8\n')
                 u = self.render(config)
                 sw = {k['index']: '0000' + k['pciBusID'] for k in u['topology']['nvswitches']}
                 with self.subTest(build=smi, board=board):
