@@ -866,18 +866,26 @@ cases:
 
 # On an NVSwitch board NVIDIA's allocator sees no GPU-to-GPU NVLink (every
 # link's far end is a switch, never the other GPU's bus id), so it places by
-# PCIe: the two GPUs under one PCIe switch, the four of one NUMA node.
+# PCIe: the two GPUs under one PCIe switch, the four of one NUMA node. Each
+# case offers one best answer: between equals the plugin's choice follows
+# the order of its own device list, which is a Go map's.
 REAL_FABRIC = '''\
 cases:
   - name: two GPUs share a PCIe switch
     expect:
-      preferred: {size: 2, expect: ["${uuid.0}", "${uuid.1}"]}
+      preferred:
+        available: ["${uuid.0}", "${uuid.2}", "${uuid.4}", "${uuid.1}"]
+        size: 2
+        expect: ["${uuid.0}", "${uuid.1}"]
   - name: with GPU 2 in, its PCIe neighbour
     expect:
       preferred: {size: 2, must: ["${uuid.2}"], expect: ["${uuid.2}", "${uuid.3}"]}
   - name: four stay on one NUMA node
     expect:
-      preferred: {size: 4, expect: ["${uuid.0}", "${uuid.1}", "${uuid.2}", "${uuid.3}"]}
+      preferred:
+        available: ["${uuid.5}", "${uuid.0}", "${uuid.1}", "${uuid.4}", "${uuid.2}", "${uuid.3}"]
+        size: 4
+        expect: ["${uuid.0}", "${uuid.1}", "${uuid.2}", "${uuid.3}"]
   - name: from the second half
     expect:
       preferred:
