@@ -11,8 +11,10 @@ import unittest
 
 from mokka_probe import LIB, MOKKA, NODE, CliTest, preload_env, pynvml_python
 
-# Asks from 40 threads until DIR/stop exists; counts the answers after
-# DIR/truncated exists, and prints them.
+# Asks from 40 threads until DIR/stop exists and the thread has answered
+# after DIR/truncated appeared (so a loaded machine that does not schedule a
+# thread within the test's pause cannot fail it); counts those answers and
+# prints the fewest.
 LOOP = r'''
 import os, sys, threading, pynvml
 d = sys.argv[1]
@@ -20,7 +22,7 @@ pynvml.nvmlInit()
 n = pynvml.nvmlDeviceGetCount()
 after = [0] * 40
 def ask(t):
-    while not os.path.exists(os.path.join(d, 'stop')):
+    while not (after[t] and os.path.exists(os.path.join(d, 'stop'))):
         truncated = os.path.exists(os.path.join(d, 'truncated'))
         for i in range(n):
             h = pynvml.nvmlDeviceGetHandleByIndex(i)
