@@ -18,6 +18,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 from cli_support import CliTest, CONFIGS, LIB
+from test_nvidia_smi import parse_q
 
 SMI = os.environ.get('MOKKA_NVIDIA_SMI') or '/usr/lib/nvidia/current/nvidia-smi'
 SMI_BUILDS = os.environ.get('MOKKA_SMI_BUILDS') or '/var/cache/mokka/nvidia-smi'
@@ -225,6 +226,40 @@ topology: {nvlink: none}
         self.usage_error(self.mokka('inject', '--state-dir', state, '--gpu', '0',
                                     '--fabric-state', 'inProgress'),
                          'GPU 0 (NVIDIA A100-SXM4-40GB) has no NVLink fabric')
+
+    # --- mokka smi ------------------------------------------------------------------------
+
+    def mokka_smi_fabric(self, config, state):
+        env = dict(self.mock_env(config, state))
+        del env['LD_PRELOAD']
+        p = self.mokka('smi', '--mock', '-q', env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return [{k.split('/', 1)[1]: v for (gpu, k), v in sorted(parse_q(p.stdout).items())
+                 if k.startswith('Fabric/') and gpu == bus}
+                for bus in sorted({gpu for gpu, _ in parse_q(p.stdout)})]
+
+    def test_mokka_smi_shows_identity_and_health(self):
+        tray = self.write('tray.yaml', TRAY)
+        state = self.path('st')
+        devs = self.render(tray)['devices']
+        got = self.mokka_smi_fabric(tray, state)
+        self.assertEqual(got[0], {'State': 'Completed', 'Status': 'Success', 'CliqueId': '32766',
+                                  'ClusterUUID': devs[0]['fabric']['clusterUuid'],
+                                  'Health/Bandwidth': 'Full',
+                                  'Health/Route Recovery in progress': 'False',
+                                  'Health/Route Unhealthy': 'False',
+                                  'Health/Access Timeout Recovery': 'False'})
+        self.assertEqual((got[3]['State'], got[3]['Status']), ('In Progress', 'N/A'))
+        p = self.mokka('inject', '--state-dir', state, '--gpu', '0', '--fabric-health',
+                       'degradedBandwidth,accessTimeoutRecovery')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = self.mokka_smi_fabric(tray, state)
+        self.assertEqual((got[0]['Health/Bandwidth'], got[0]['Health/Access Timeout Recovery'],
+                          got[0]['Health/Route Unhealthy']), ('Degraded', 'True', 'False'))
+        # A GPU without a fabric: what 535 prints.
+        got = self.mokka_smi_fabric(self.write('a100.yaml', 'version: 1.0\ncount: 1\n'),
+                                    self.path('st2'))
+        self.assertEqual(got, [{'State': 'N/A', 'Status': 'N/A'}])
 
     # --- pynvml ----------------------------------------------------------------------------
 
