@@ -8,9 +8,9 @@
 #include "fabric.h"
 #include "nvml_impl.h"
 
-/* The fabric of a whole, not lost GPU now; NOT_SUPPORTED (counted against
- * fn) without one. */
-static nvmlReturn_t fabric_now(nvmlDevice_t device, mk_fn fn, mk_fabric *f)
+/* The fabric of a whole, not lost GPU now, for a caller's struct at out;
+ * NOT_SUPPORTED (counted against fn) without one. */
+static nvmlReturn_t fabric_now(nvmlDevice_t device, mk_fn fn, const void *out, mk_fabric *f)
 {
     mk_ref r;
     MK_LIVE(device, &r);
@@ -19,21 +19,29 @@ static nvmlReturn_t fabric_now(nvmlDevice_t device, mk_fn fn, mk_fabric *f)
     *f = r.d->fabric.state == MK_FABRIC_NOT_SUPPORTED ? r.d->fabric : mk_fabric_now(r.d, live);
     if (f->state == MK_FABRIC_NOT_SUPPORTED)
         return mk_unsupported(fn);
+    MK_NONNULL(out);
     return NVML_SUCCESS;
+}
+
+/* The fields every version has, each where the caller's struct has it. */
+static void fill(const mk_fabric *f, unsigned char *uuid, nvmlReturn_t *status, unsigned *clique,
+                 nvmlGpuFabricState_t *state)
+{
+    memcpy(uuid, f->cluster, NVML_GPU_FABRIC_UUID_LEN);
+    *status = (nvmlReturn_t)f->status;
+    *clique = f->clique;
+    *state = (nvmlGpuFabricState_t)f->state;
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
 {
     mk_fabric f;
     MK_ENTER(nvmlDeviceGetGpuFabricInfo);
-    nvmlReturn_t rc = fabric_now(device, MK_FN_nvmlDeviceGetGpuFabricInfo, &f);
+    nvmlReturn_t rc = fabric_now(device, MK_FN_nvmlDeviceGetGpuFabricInfo, gpuFabricInfo, &f);
     if (rc)
         return rc;
-    MK_NONNULL(gpuFabricInfo);
-    memcpy(gpuFabricInfo->clusterUuid, f.cluster, sizeof gpuFabricInfo->clusterUuid);
-    gpuFabricInfo->status = (nvmlReturn_t)f.status;
-    gpuFabricInfo->cliqueId = f.clique;
-    gpuFabricInfo->state = (nvmlGpuFabricState_t)f.state;
+    fill(&f, gpuFabricInfo->clusterUuid, &gpuFabricInfo->status, &gpuFabricInfo->cliqueId,
+         &gpuFabricInfo->state);
     return NVML_SUCCESS;
 }
 
@@ -43,19 +51,15 @@ MK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabr
 {
     mk_fabric f;
     MK_ENTER(nvmlDeviceGetGpuFabricInfoV);
-    nvmlReturn_t rc = fabric_now(device, MK_FN_nvmlDeviceGetGpuFabricInfoV, &f);
+    nvmlReturn_t rc = fabric_now(device, MK_FN_nvmlDeviceGetGpuFabricInfoV, gpuFabricInfo, &f);
     if (rc)
         return rc;
-    MK_NONNULL(gpuFabricInfo);
     unsigned version = gpuFabricInfo->version;
     if (version != nvmlGpuFabricInfo_v2 && version != nvmlGpuFabricInfo_v3)
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
     /* v2 is v3 without its last field: only v3 callers have room for it. */
     nvmlGpuFabricInfo_v2_t *v2 = (nvmlGpuFabricInfo_v2_t *)gpuFabricInfo;
-    memcpy(v2->clusterUuid, f.cluster, sizeof v2->clusterUuid);
-    v2->status = (nvmlReturn_t)f.status;
-    v2->cliqueId = f.clique;
-    v2->state = (nvmlGpuFabricState_t)f.state;
+    fill(&f, v2->clusterUuid, &v2->status, &v2->cliqueId, &v2->state);
     v2->healthMask = mk_fabric_health_mask(f.health);
     if (version == nvmlGpuFabricInfo_v3)
         gpuFabricInfo->healthSummary = (unsigned char)mk_fabric_health_summary(f.health);

@@ -24,6 +24,7 @@ import time
 import unittest
 
 from cli_support import BUILD, CONFIGS, MIG_MIXED, MOKKA, SAN
+from test_fabric import TRAY  # a GB200 tray; GPU 3's registration is in progress
 from test_run import RunTest
 
 FAKE_GFD = os.path.join(BUILD, 'build', 'tests', 'fake-gfd')
@@ -105,21 +106,6 @@ class GfdTest(RunTest):
         self.assertEqual([r.status(c.get('name')) for c in r.cases()], ['pass'] * n)
 
 
-# A GB200 NVL72 compute tray with its rack's fabric identity (as
-# fixtures/configs/gb200-nvl72.yaml, whose NVSwitch topology key this test
-# does not need); GPU 3's registration has not completed, which GFD skips.
-GB200_TRAY = """\
-version: 1.0
-profile: gb200
-count: 4
-defaults:
-  fabric: {clusterUuid: auto, cliqueId: 32766}
-devices:
-  - {index: 3, fabric: {state: inProgress}}
-topology: {nvlink: none}
-"""
-
-
 def clique_suite(case, clique):
     return 'cases:\n  - name: %s\n    expect: {label: {nvidia.com/gpu.clique: "%s"}}\n' % (
         case, clique)
@@ -138,7 +124,7 @@ class CliqueMixin:
         return '%s.%d' % (f['clusterUuid'], f['cliqueId'])
 
     def test_gb200_clique(self):
-        config = self.suite(GB200_TRAY, 'gb200.yaml')
+        config = self.suite(TRAY, 'gb200.yaml')
         r = self.gfd_run(config=config, suite=clique_suite('the rack\'s clique',
                                                            self.expected_clique(config)))
         self.assertPassed(r, 1)
