@@ -152,6 +152,10 @@ void mk_config_fabric(mk_universe *u, mk_diags *d)
         f->state = f->given_state >= 0 ? f->given_state
                                        : fabric ? MK_FABRIC_COMPLETED : MK_FABRIC_NOT_SUPPORTED;
         f->status = f->given_status >= 0 ? f->given_status : 0;
+        if (f->rack[0] && !f->cluster_auto && !seen)
+            mk_diag_add(d, MK_DIAG_WARNING, u->config_path, f->line, f->col,
+                        "GPU %u: fabric.rack has no effect without clusterUuid: auto",
+                        dev->index);
         if (f->cluster_auto) {
             char rack[MK_NAME_LEN];
             if (!f->rack[0])

@@ -132,6 +132,8 @@ START_TEST(test_errors)
                 "t.yaml:5:11: warning: GPU 0: fabric: given, but its NVLinks go straight to other "
                 "GPUs (topology.nvlink), not to NVSwitches: a real driver reports no fabric there "
                 "(give topology: {nvlink: nvswitch}, or nvlink: none)");
+    EXPECT_ONLY(GB200 "defaults:\n  fabric: {rack: r1}\n",
+                "t.yaml:6:11: warning: GPU 0: fabric.rack has no effect without clusterUuid: auto");
     /* Saying there is none is always right. */
     mk_universe *u = LOAD_CLEAN("version: 1.0\nprofile: a100-sxm4-80gb\ncount: 1\n"
                                 "defaults:\n  fabric: {state: notSupported}\n");
