@@ -134,7 +134,7 @@ static json_t *fabric_json(const mk_device *d)
 {
     const mk_fabric *f = &d->fabric;
     char uuid[40];
-    json_t *o = json_object(), *health = json_array();
+    json_t *o = json_object(), *health;
     json_object_set_new(o, "state", json_string(mk_fabric_state_names[f->state]));
     if (f->state == MK_FABRIC_NOT_SUPPORTED)
         return o;
@@ -144,6 +144,7 @@ static json_t *fabric_json(const mk_device *d)
     if (f->cluster_auto)
         json_object_set_new(o, "rack", json_string(f->rack));
     json_object_set_new(o, "cliqueId", json_integer(f->clique));
+    health = json_array();
     for (int b = 0; b < MK_FABRIC_HEALTH_BITS; b++)
         if (f->health & (1u << b))
             json_array_append_new(health, json_string(mk_fabric_health_names[b]));
