@@ -215,6 +215,9 @@ topology: {nvlink: none}
         self.usage_error(self.mokka('inject', '--state-dir', state, '--gpu', '0',
                                     '--fabric-clear', '--fabric-health', 'none'),
                          '--fabric-clear goes alone')
+        self.usage_error(self.mokka('inject', '--cluster', '--all-nodes', '--gpu', '0',
+                                    '--fabric-state', 'inProgress'),
+                         '--fabric-state works on a local universe only, not with --cluster')
 
     def test_inject_refuses_a_gpu_without_fabric(self):
         self.need_unsanitized_peers()
