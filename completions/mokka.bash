@@ -29,6 +29,7 @@ _mokka_options()
         stats) echo "$state --json --watch= $common" ;;
         metrics) echo "$state --listen= --once $common" ;;
         inject) echo "$state --gpu= --mig= --xid= --ecc= --lost --healthy --set= --unset=
+                      --fabric-state= --fabric-status= --fabric-health= --fabric-clear
                       --cluster --kubeconfig= --context= --node= --selector= --all-nodes
                       --for= --name= --wait= --clear= --list --output= $common" ;;
         agent) echo "--config= --state-dir= --node= --kubeconfig= --context= --verbose $common" ;;

@@ -123,6 +123,10 @@ complete -c mokka -n '__fish_seen_subcommand_from inject' -l healthy -d 'Clear t
 set -l mokka_set_args $mokka_metrics=
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l set -x -a "$mokka_set_args" -d 'Pin a live value (METRIC=VALUE)'
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l unset -x -a "$mokka_metrics" -d 'Let a metric follow the config'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l fabric-state -x -a 'notStarted inProgress completed' -d 'NVLink fabric registration state'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l fabric-status -x -a 'success notReady timeout unknown' -d 'NVLink fabric registration status'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l fabric-health -x -a 'none degradedBandwidth routeRecovery routeUnhealthy accessTimeoutRecovery' -d 'NVLink fabric health conditions'
+complete -c mokka -n '__fish_seen_subcommand_from inject' -l fabric-clear -d 'Back to the config\'s fabric'
 # agent
 complete -c mokka -n '__fish_seen_subcommand_from agent' -s c -l config -r -F -d 'GPU config of a new state'
 complete -c mokka -n '__fish_seen_subcommand_from agent' -s s -l state-dir -x -a '(__fish_complete_directories)' -d 'Live-state directory'

@@ -4,7 +4,7 @@
  * profile (the device's `profile:`, else `defaults:`, else the top-level one,
  * else the built-in profile whose name matches the device's `name:`), then
  * `defaults:`, then the device's own entry. Then the derived parts: UUIDs,
- * serials, bus ids, NUMA, NVLink wiring, MIG layout. Every problem becomes a
+ * serials, bus ids, NUMA, NVLink wiring, fabric, MIG layout. Every problem becomes a
  * diagnostic with its position; nothing is half-loaded. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +71,7 @@ static void baseline(mk_device *dev, unsigned index)
         dev->lv[m] = (mk_lv){ MK_LV_FIXED, fixed[m], fixed[m], 0, 0 };
     dev->lv[MK_M_FAN].kind = MK_LV_NA;
     dev->health = (mk_health_rules){ -1, -1, -1, 79, MK_FAULT_XID };
+    dev->fabric.given_state = dev->fabric.given_status = -1;
 }
 
 static void node_name(char *out, size_t len, const char *given)
@@ -558,6 +559,7 @@ static mk_universe *build(mk_ydoc *doc, const char *path, const char *node, mk_d
             topo = NULL;
         }
         mk_config_topology(u, topo, d);
+        mk_config_fabric(u, d);
         finish_mig_ids(u);
         mk_config_node(u, root, d);
         for (size_t i = 0; i < pc.n; i++)

@@ -168,9 +168,8 @@ static void decode_live(mk_device *dev, int metric, const mk_ynode *v, mk_diags 
 
 /* --- special fields --------------------------------------------------------- */
 
-/* vals[i] is names[i]'s value; NULL: the index is the value. */
-static int enum_from(const mk_ynode *v, const char *key, const char *const *names,
-                     const unsigned *vals, unsigned *out, mk_diags *d)
+int mk_config_enum(const mk_ynode *v, const char *key, const char *const *names,
+                   const unsigned *vals, unsigned *out, mk_diags *d)
 {
     if (v->kind != MK_Y_SCALAR) {
         mk_yerr(d, v, "%s: expected a name", key);
@@ -194,7 +193,7 @@ static int enum_from(const mk_ynode *v, const char *key, const char *const *name
 
 static void f_brand(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
-    enum_from(v, "brand", mk_brand_names, NULL, &dev->brand, d);
+    mk_config_enum(v, "brand", mk_brand_names, NULL, &dev->brand, d);
 }
 
 static void f_arch(mk_device *dev, const mk_ynode *v, mk_diags *d)
@@ -202,12 +201,12 @@ static void f_arch(mk_device *dev, const mk_ynode *v, mk_diags *d)
     static const char *const n[] = { "kepler", "maxwell", "pascal", "volta", "turing",
         "ampere", "ada", "hopper", "blackwell", NULL };
     static const unsigned val[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10 };
-    enum_from(v, "architecture", n, val, &dev->arch, d);
+    mk_config_enum(v, "architecture", n, val, &dev->arch, d);
 }
 
 static void f_compute_mode(mk_device *dev, const mk_ynode *v, mk_diags *d)
 {
-    enum_from(v, "computeMode", mk_compute_mode_names, NULL, &dev->compute_mode, d);
+    mk_config_enum(v, "computeMode", mk_compute_mode_names, NULL, &dev->compute_mode, d);
 }
 
 static void f_cc(mk_device *dev, const mk_ynode *v, mk_diags *d)
@@ -301,7 +300,7 @@ static void f_mig(mk_device *dev, const mk_ynode *v, mk_diags *d)
         static const char *const n[] = { "enabled", "disabled", NULL };
         static const unsigned val[] = { 1, 0 };
         unsigned on;
-        if (enum_from(m, "mig.mode", n, val, &on, d) == 0)
+        if (mk_config_enum(m, "mig.mode", n, val, &on, d) == 0)
             dev->mig_enabled = (int)on;
     }
     const mk_ynode *inst = mk_yget(v, "instances");
@@ -353,7 +352,7 @@ static void f_processes(mk_device *dev, const mk_ynode *v, mk_diags *d)
             static const char *const tn[] = { "compute", "graphics", "both", NULL };
             static const unsigned tv[] = { 0, 1, 1 };
             unsigned g;
-            if (enum_from(n, "type", tn, tv, &g, d) == 0)
+            if (mk_config_enum(n, "type", tn, tv, &g, d) == 0)
                 pr->graphics = (int)g;
         }
         dev->nprocs++;
@@ -365,7 +364,7 @@ static void f_fault_mode(mk_device *dev, const mk_ynode *v, mk_diags *d)
     static const char *const n[] = { "xid", "ecc", "lost", NULL };
     static const unsigned val[] = { MK_FAULT_XID, MK_FAULT_ECC, MK_FAULT_LOST };
     unsigned m;
-    if (enum_from(v, "mode", n, val, &m, d) == 0)
+    if (mk_config_enum(v, "mode", n, val, &m, d) == 0)
         dev->health.mode = (mk_fault_mode)m;
 }
 
@@ -473,7 +472,7 @@ static const field device_fields[] = {
     FN("computeMode", f_compute_mode), FN("pstate", f_pstate),
     FN("migEnabled", f_mig_enabled), FN("mig", f_mig), UINT("migSlices", mig_slices, 8),
     UINT("migMemorySlices", mig_mem_slices, 8), FN("migProfiles", f_mig_profiles),
-    MAP("nvlink", nvlink_fields), FN("processes", f_processes),
+    MAP("nvlink", nvlink_fields), FN("fabric", mk_config_fabric_key), FN("processes", f_processes),
     MAP("health", health_fields),
     FN("unhealthy_after_seconds", f_after), FN("unhealthy_on_memory_exceed", f_mem_exceed),
     FN("unhealthy_on_temperature", f_on_temp), FN("xid", f_xid), FN("mode", f_fault_mode),

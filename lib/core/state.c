@@ -517,6 +517,12 @@ void mk_state_pin(mk_state *st, unsigned dev, mk_metric m, int64_t v)
     mk_state_wake(st);
 }
 
+void mk_state_fabric(mk_state *st, unsigned dev, uint64_t word)
+{
+    atomic_store(&st->dev[dev].fabric, word);
+    mk_state_wake(st);
+}
+
 void mk_state_unpin(mk_state *st, unsigned dev, mk_metric m)
 {
     atomic_fetch_and(&st->dev[dev].pinned_mask, ~(1u << m));

@@ -21,7 +21,7 @@
 #include "universe.h"
 
 #define MK_STATE_MAGIC   0x31534b4b4f4dull   /* "MOKKS1" */
-#define MK_STATE_VERSION 2
+#define MK_STATE_VERSION 3   /* 3: mk_state_dev.fabric */
 #define MK_STATE_SLOTS   64     /* counter rows; threads beyond share rows atomically */
 #define MK_FAULT_RING    16
 #define MK_FN_NAME_LEN   64
@@ -63,6 +63,8 @@ typedef struct mk_state_dev {
     _Atomic uint64_t ecc_since_ns;          /* ECC fault time: SBE counts rise after it */
     _Atomic uint64_t energy_mj;             /* energy integrated up to energy_ns */
     _Atomic uint64_t energy_ns;             /* CLOCK_MONOTONIC */
+    _Atomic uint64_t fabric;                /* NVLink fabric state, status and health set by
+                                             * `mokka inject` (fabric.h); 0: the config's */
     mk_fault_rec ring[MK_FAULT_RING];
     uint32_t index;
     uint32_t nmig;
@@ -142,6 +144,8 @@ void mk_state_mark_healthy(mk_state *st, unsigned dev);
  * follows); 0 keeps the last one. NONE marks it healthy. */
 void mk_state_hold(mk_state *st, unsigned dev, mk_fault_mode mode, unsigned xid);
 void mk_state_pin(mk_state *st, unsigned dev, mk_metric m, int64_t v);
+/* Sets the NVLink fabric override (mk_fabric_pack; 0: back to the config's). */
+void mk_state_fabric(mk_state *st, unsigned dev, uint64_t word);
 void mk_state_unpin(mk_state *st, unsigned dev, mk_metric m);
 /* Wakes every process waiting on this state. */
 void mk_state_wake(mk_state *st);

@@ -100,6 +100,22 @@ typedef struct mk_mig_dev {
     unsigned gi_minor, ci_minor; /* nvidia-caps minors for access files */
 } mk_mig_dev;
 
+/* A GPU's NVLink fabric identity and health, what nvmlDeviceGetGpuFabricInfo
+ * answers (config key `fabric:`, lib/core/config_fabric.c; the live state can
+ * override state, status and health, lib/core/fabric.h). */
+typedef struct mk_fabric {
+    int state;                 /* NVML_GPU_FABRIC_STATE_*: 0 not supported .. 3 completed */
+    int status;                /* nvmlReturn_t: NVML_SUCCESS or why registration failed */
+    unsigned clique;           /* clique id (partition id before NVML 12.3) */
+    unsigned health;           /* MK_FABRIC_* conditions that hold (fabric.h) */
+    unsigned char cluster[16]; /* cluster UUID, all zero: none */
+    /* loader-internal: what the config said, resolved by mk_config_fabric */
+    int given_state, given_status; /* -1: not given */
+    int cluster_auto;          /* clusterUuid: auto (derived from the rack) */
+    char rack[MK_NAME_LEN];    /* the rack that auto derives from; "": from the node name */
+    int line, col;             /* where `fabric:` was last given; 0: nowhere */
+} mk_fabric;
+
 typedef struct mk_process {
     unsigned pid;
     char name[MK_NAME_LEN];
@@ -182,6 +198,8 @@ typedef struct mk_device {
 
     size_t nprocs;
     mk_process *procs;
+
+    mk_fabric fabric;          /* multi-node NVLink identity (GB200 NVL72) */
 } mk_device;
 
 /* An NVSwitch of the fabric: a PCI device of its own on the host, which

@@ -5,8 +5,10 @@
  * src/fault/ makes, follows and lists. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cmds.h"
 #include "commands.h"
+#include "fabric.h"
 #include "fault/fault.h"
 #include "stateview/stateview.h"
 #include "units.h"
@@ -33,6 +35,15 @@ const char cmd_inject_help[] =
     "      --set METRIC=VALUE     pin a live value, in config units: temperature=90,\n"
     "                             power=300W, utilization.gpu=80, memoryUsed=30GiB\n"
     "      --unset METRIC         let METRIC follow the config again\n"
+    "\n"
+    "NVLink fabric (GPUs on an NVSwitch fabric; any of these together):\n"
+    "      --fabric-state STATE   notStarted, inProgress or completed\n"
+    "      --fabric-status STATUS the registration's NVML status: success,\n"
+    "                             notReady, timeout, ... (camelCase of NVML_ERROR_*)\n"
+    "      --fabric-health LIST   the health conditions that hold, comma-separated:\n"
+    "                             degradedBandwidth, routeRecovery, routeUnhealthy,\n"
+    "                             accessTimeoutRecovery; none for healthy\n"
+    "      --fabric-clear         back to the config's fabric\n"
     "\n"
     "Options:\n"
     "  -g, --gpu N                the GPU (index)\n"
@@ -66,7 +77,8 @@ const char cmd_inject_help[] =
     "      --list                 the GPUFaults, with how many nodes applied each\n"
     "  -o, --output FORMAT        --list as table (default) or json\n"
     "The fault is one of --xid, --ecc, --lost, --healthy, or --set (repeatable);\n"
-    "--mig, --unset, --state-dir and --pid are for a local universe only.\n"
+    "--mig, --unset, --fabric-*, --state-dir and --pid are for a local universe\n"
+    "only.\n"
     "\n"
     "Metrics: temperature, memoryTemperature, power, utilization.gpu,\n"
     "utilization.memory, utilization.encoder, utilization.decoder, memoryUsed,\n"
@@ -81,7 +93,8 @@ const char cmd_inject_help[] =
     "  mokka inject --cluster --selector mokka.io/pool=a --gpu 3 --xid 79 --for 5m \\\n"
     "      --wait 60s\n";
 
-enum { OPT_XID = 0x1300, OPT_ECC, OPT_LOST, OPT_HEALTHY, OPT_SET, OPT_UNSET };
+enum { OPT_XID = 0x1300, OPT_ECC, OPT_LOST, OPT_HEALTHY, OPT_SET, OPT_UNSET, OPT_FSTATE,
+       OPT_FSTATUS, OPT_FHEALTH, OPT_FCLEAR };
 enum { A_NONE, A_XID, A_ECC_SINGLE, A_ECC_DOUBLE, A_LOST, A_HEALTHY };
 
 typedef struct pin {
@@ -90,13 +103,61 @@ typedef struct pin {
     int64_t v;
 } pin;
 
+/* Fabric changes: each field -1 when not given. */
+typedef struct fabric_req {
+    int state, status, health;
+    int clear;
+} fabric_req;
+
 typedef struct request {
     int action;
     unsigned xid;
     long gpu, mig;
     pin *pins;
     size_t npins;
+    fabric_req fab;
 } request;
+
+static int fabric_given(const fabric_req *f)
+{
+    return f->state >= 0 || f->status >= 0 || f->health >= 0 || f->clear;
+}
+
+/* One of names (camelCase, case-insensitive) into *out; else a usage error. */
+static int parse_name(const char *opt, const char *arg, const char *const *names,
+                      const unsigned *vals, int *out)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (strcasecmp(arg, names[i]) == 0) {
+            *out = vals ? (int)vals[i] : (int)i;
+            return 0;
+        }
+    const char *sugg = mk_did_you_mean(arg, names);
+    if (sugg)
+        return mk_usage_error("inject", "%s: unknown value '%s'; did you mean '%s'?", opt, arg,
+                              sugg);
+    return mk_usage_error("inject", "%s: unknown value '%s' (see --help)", opt, arg);
+}
+
+/* "degradedBandwidth,routeRecovery" or "none" -> health bits. */
+static int parse_health(const char *arg, int *out)
+{
+    char buf[256], *save = NULL;
+    int bits = 0, bit;
+    if (strcasecmp(arg, "none") == 0) {
+        *out = 0;
+        return 0;
+    }
+    snprintf(buf, sizeof buf, "%s", arg);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int rc = parse_name("--fabric-health", t, mk_fabric_health_names, NULL, &bit);
+        if (rc)
+            return rc;
+        bits |= 1 << bit;
+    }
+    *out = bits;
+    return 0;
+}
 
 static int bad_metric(const char *name)
 {
@@ -157,6 +218,11 @@ static int check_target(const mk_view *v, const request *r)
     if (r->gpu >= (long)ndev)
         return mk_usage_error("inject", "GPU %ld is out of range: this universe has GPUs 0-%u",
                               r->gpu, ndev - 1);
+    if (fabric_given(&r->fab) && v->u && v->u->dev[r->gpu].fabric.state == MK_FABRIC_NOT_SUPPORTED)
+        return mk_usage_error("inject", "GPU %ld (%s) has no NVLink fabric: its NVML answers "
+                              "NOT_SUPPORTED whatever the live state says (the config gives "
+                              "one with fabric: or topology: {nvlink: nvswitch})", r->gpu,
+                              v->u->dev[r->gpu].name);
     unsigned nmig = v->st.dev[r->gpu].nmig;
     if (r->mig >= 0 && nmig == 0)
         return mk_usage_error("inject", "GPU %ld has no MIG devices", r->gpu);
@@ -208,6 +274,31 @@ static void apply_pin(mk_view *v, const request *r, const pin *p, char *what, si
     snprintf(what, len, "%s pinned to %s", mk_metrics[p->m].name, val);
 }
 
+/* The fabric now, with the request's changes over it, into the state. */
+static void apply_fabric(mk_view *v, const request *r, char *what, size_t len)
+{
+    unsigned g = (unsigned)r->gpu;
+    char health[160] = "";
+    if (r->fab.clear) {
+        mk_state_fabric(&v->st, g, 0);
+        snprintf(what, len, "fabric back to the config's");
+        return;
+    }
+    uint64_t live = atomic_load(&v->st.dev[g].fabric);
+    mk_device none = { .fabric = { .state = MK_FABRIC_COMPLETED } };
+    mk_fabric f = mk_fabric_now(v->u ? &v->u->dev[g] : &none, live);
+    if (r->fab.state >= 0) f.state = r->fab.state;
+    if (r->fab.status >= 0) f.status = r->fab.status;
+    if (r->fab.health >= 0) f.health = (unsigned)r->fab.health;
+    mk_state_fabric(&v->st, g, mk_fabric_pack(&f));
+    for (int b = 0; b < MK_FABRIC_HEALTH_BITS; b++)
+        if (f.health & (1u << b))
+            snprintf(health + strlen(health), sizeof health - strlen(health), "%s%s",
+                     health[0] ? "," : "", mk_fabric_health_names[b]);
+    snprintf(what, len, "fabric state %s, status %s, health %s", mk_fabric_state_names[f.state],
+             mk_nvml_return_name((unsigned)f.status), health[0] ? health : "none");
+}
+
 static void report(const mk_view *v, const request *r, const char *what)
 {
     int pids[1];
@@ -226,12 +317,16 @@ static int run(const mk_view_where *w, request *r)
 {
     mk_view v;
     char what[256];
-    int rc = mk_view_open("inject", w, 0, &v);
+    int rc = mk_view_open("inject", w, fabric_given(&r->fab), &v);
     if (rc)
         return rc;
     if ((rc = check_target(&v, r)) == 0) {
         if (r->action != A_NONE) {
             apply_fault(&v, r, what, sizeof what);
+            report(&v, r, what);
+        }
+        if (fabric_given(&r->fab)) {
+            apply_fabric(&v, r, what, sizeof what);
             report(&v, r, what);
         }
         for (size_t i = 0; i < r->npins; i++) {
@@ -269,6 +364,10 @@ int cmd_inject(int argc, char **argv)
         {"healthy", no_argument, 0, OPT_HEALTHY},
         {"set", required_argument, 0, OPT_SET},
         {"unset", required_argument, 0, OPT_UNSET},
+        {"fabric-state", required_argument, 0, OPT_FSTATE},
+        {"fabric-status", required_argument, 0, OPT_FSTATUS},
+        {"fabric-health", required_argument, 0, OPT_FHEALTH},
+        {"fabric-clear", no_argument, 0, OPT_FCLEAR},
         MK_VIEW_OPTS,
         MK_COMMON_OPTS,
         {0, 0, 0, 0}
@@ -277,7 +376,7 @@ int cmd_inject(int argc, char **argv)
     if (mk_gfcli_wanted(argc, argv))
         return cluster(argc, argv, self);
     mk_view_where w = { 0 };
-    request r = { .action = A_NONE, .gpu = -1, .mig = -1 };
+    request r = { .action = A_NONE, .gpu = -1, .mig = -1, .fab = { -1, -1, -1, 0 } };
     long x;
     int c, rc = 0;
     r.pins = calloc((size_t)argc, sizeof *r.pins);
@@ -304,6 +403,17 @@ int cmd_inject(int argc, char **argv)
             rc = parse_pin(optarg, c == OPT_SET, &r.pins[r.npins]);
             r.npins += rc == 0;
             break;
+        case OPT_FSTATE:
+            /* notSupported is the hardware's to say, not a fault's. */
+            rc = parse_name("--fabric-state", optarg, mk_fabric_state_names + 1, NULL, &r.fab.state);
+            r.fab.state += rc == 0;
+            break;
+        case OPT_FSTATUS:
+            rc = parse_name("--fabric-status", optarg, mk_nvml_return_names,
+                            mk_nvml_return_values, &r.fab.status);
+            break;
+        case OPT_FHEALTH: rc = parse_health(optarg, &r.fab.health); break;
+        case OPT_FCLEAR: r.fab.clear = 1; break;
         case 'q': mk_quiet = 1; break;
         case 'h': mk_print_help(self, stdout); free(r.pins); return MK_EXIT_OK;
         default:
@@ -319,9 +429,11 @@ int cmd_inject(int argc, char **argv)
         rc = mk_usage_error("inject", "unexpected argument '%s'", argv[optind]);
     else if (rc == 0 && r.gpu < 0)
         rc = mk_usage_error("inject", "--gpu N is required");
-    else if (rc == 0 && r.action == A_NONE && r.npins == 0)
+    else if (rc == 0 && r.action == A_NONE && r.npins == 0 && !fabric_given(&r.fab))
         rc = mk_usage_error("inject", "nothing to do: give --xid, --ecc, --lost, --healthy, "
-                            "--set or --unset");
+                            "--set, --unset or a --fabric-* option");
+    else if (rc == 0 && r.fab.clear && (r.fab.state >= 0 || r.fab.status >= 0 || r.fab.health >= 0))
+        rc = mk_usage_error("inject", "--fabric-clear goes alone, not with other --fabric-* options");
     else if (rc == 0 && r.action != A_NONE && r.npins)
         rc = mk_usage_error("inject", "give a fault action or --set/--unset, not both");
     else if (rc == 0 && r.mig >= 0 && r.action != A_XID && r.action != A_ECC_SINGLE &&

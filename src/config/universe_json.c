@@ -3,6 +3,7 @@
  * so a reviewer reads render output with the same eyes as a config. */
 #include <stdio.h>
 #include <string.h>
+#include "fabric.h"
 #include "profiles.h"
 #include "units.h"
 #include "config.h"
@@ -125,6 +126,30 @@ static json_t *mig_json(const mk_device *d)
     }
     return json_pack("{s:s, s:o}", "mode", d->mig_enabled ? "enabled" : "disabled",
                      "instances", inst);
+}
+
+/* The fabric in config syntax: only its state when the GPU has none; the
+ * rack when the cluster UUID was derived from one. */
+static json_t *fabric_json(const mk_device *d)
+{
+    const mk_fabric *f = &d->fabric;
+    char uuid[40];
+    json_t *o = json_object(), *health;
+    json_object_set_new(o, "state", json_string(mk_fabric_state_names[f->state]));
+    if (f->state == MK_FABRIC_NOT_SUPPORTED)
+        return o;
+    json_object_set_new(o, "status", json_string(mk_nvml_return_name((unsigned)f->status)));
+    mk_cluster_uuid_format(f->cluster, uuid, sizeof uuid);
+    json_object_set_new(o, "clusterUuid", json_string(uuid));
+    if (f->cluster_auto)
+        json_object_set_new(o, "rack", json_string(f->rack));
+    json_object_set_new(o, "cliqueId", json_integer(f->clique));
+    health = json_array();
+    for (int b = 0; b < MK_FABRIC_HEALTH_BITS; b++)
+        if (f->health & (1u << b))
+            json_array_append_new(health, json_string(mk_fabric_health_names[b]));
+    json_object_set_new(o, "health", health);
+    return o;
 }
 
 /* A GPU's links: to peer GPUs (peers), or on a fabric to the switches
@@ -263,6 +288,7 @@ static json_t *device_json(const mk_device *d)
     json_object_set_new(o, "nvlink", nvlink_json(d));
     if (d->nprocs)
         json_object_set_new(o, "processes", processes_json(d));
+    json_object_set_new(o, "fabric", fabric_json(d));
     return o;
 }
 

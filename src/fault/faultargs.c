@@ -30,6 +30,9 @@ static const struct option opts[] = {
     /* what works on a local universe only */
     {"mig", required_argument, 0, O_LOCAL}, {"unset", required_argument, 0, O_LOCAL},
     {"state-dir", required_argument, 0, O_LOCAL}, {"pid", required_argument, 0, O_LOCAL},
+    /* GPUFault objects carry no fabric faults (yet) */
+    {"fabric-state", required_argument, 0, O_LOCAL}, {"fabric-status", required_argument, 0, O_LOCAL},
+    {"fabric-health", required_argument, 0, O_LOCAL}, {"fabric-clear", no_argument, 0, O_LOCAL},
     {0, 0, 0, 0}
 };
 

@@ -38,7 +38,7 @@
     X(nvmlDeviceGetComputeRunningProcesses_v3) X(nvmlDeviceGetGraphicsRunningProcesses_v3) \
     X(nvmlDeviceGetMaxMigDeviceCount) X(nvmlDeviceGetMigDeviceHandleByIndex) \
     X(nvmlDeviceGetGpuInstanceId) X(nvmlDeviceGetComputeInstanceId) \
-    X(nvmlDeviceGetAttributes_v2)
+    X(nvmlDeviceGetAttributes_v2) X(nvmlDeviceGetGpuFabricInfo) X(nvmlDeviceGetGpuFabricInfoV)
 
 typedef struct mk_nvml {
     void *dl;

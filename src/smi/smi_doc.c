@@ -454,6 +454,59 @@ static void put_mig_devices(json_t *g, nvmlDevice_t h)
     }
 }
 
+/* The fabric as nvidia-smi -q shows it: state and status (status only once
+ * registration completed) as 535 prints them, then the clique, the cluster
+ * UUID and the health as the drivers whose nvidia-smi print those (R550
+ * on). The versioned call where the library has it (v3; drivers before
+ * NVML 13 know v2 only), else the first one, which has no health. */
+static void put_fabric(json_t *g, nvmlDevice_t h)
+{
+    static const char *const states[] = { NULL, "Not Started", "In Progress", "Completed" };
+    static const char *const health[] = { "bandwidth", "route_recovery_in_progress",
+                                          "route_unhealthy", "access_timeout_recovery" };
+    json_t *f = sub(g, "fabric");
+    nvmlGpuFabricInfoV_t v = { .version = nvmlGpuFabricInfo_v3 };
+    nvmlReturn_t rc = MK_NV(N, nvmlDeviceGetGpuFabricInfoV, h, &v);
+    if (rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
+        v.version = nvmlGpuFabricInfo_v2;
+        rc = N->nvmlDeviceGetGpuFabricInfoV(h, &v);
+    }
+    int has_health = rc == NVML_SUCCESS;
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        nvmlGpuFabricInfo_t v1;
+        rc = MK_NV(N, nvmlDeviceGetGpuFabricInfo, h, &v1);
+        memcpy(v.clusterUuid, v1.clusterUuid, sizeof v.clusterUuid);
+        v.status = v1.status;
+        v.cliqueId = v1.cliqueId;
+        v.state = v1.state;
+    }
+    if (rc == NVML_SUCCESS && (v.state < 1 || v.state > 3))
+        rc = NVML_ERROR_NOT_SUPPORTED;
+    put(f, "state", rc, rc ? NULL : json_string(states[v.state]));
+    int done = rc == NVML_SUCCESS && v.state == NVML_GPU_FABRIC_STATE_COMPLETED;
+    put(f, "status", done ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED,
+        done ? json_string(N->nvmlErrorString(v.status)) : NULL);
+    if (rc != NVML_SUCCESS)
+        return;
+    char uuid[40];
+    const unsigned char *u = v.clusterUuid;
+    snprintf(uuid, sizeof uuid, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+             u[13], u[14], u[15]);
+    json_object_set_new(f, "clique_id", json_integer(v.cliqueId));
+    json_object_set_new(f, "cluster_uuid", json_string(uuid));
+    if (!has_health)
+        return;
+    json_t *hl = sub(f, "health");
+    for (int b = 0; b < 4; b++) {
+        unsigned x = (v.healthMask >> (2 * b)) & 3;   /* 1 true, 2 false, 0 not supported */
+        const char *text = x == 0 ? NULL : b == 0 ? (x == 1 ? "Degraded" : "Full")
+                                                  : (x == 1 ? "True" : "False");
+        put(hl, health[b], text ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED,
+            text ? json_string(text) : NULL);
+    }
+}
+
 /* --- one GPU ----------------------------------------------------------------- */
 
 static json_t *gather_gpu(unsigned index)
@@ -512,6 +565,7 @@ static json_t *gather_gpu(unsigned index)
     put_clocks(g, "applications_clocks", N->nvmlDeviceGetApplicationsClock, h, 1);
     put_clocks(g, "default_applications_clocks", N->nvmlDeviceGetDefaultApplicationsClock, h, 1);
     put_clocks(g, "max_clocks", N->nvmlDeviceGetMaxClockInfo, h, 0);
+    put_fabric(g, h);
     put_processes(g, h);
     return g;
 }

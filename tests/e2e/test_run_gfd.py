@@ -15,13 +15,16 @@ With NVIDIA's real gpu-feature-discovery when env MOKKA_GFD names its
 binary: the same label suites on the default universe, MIG mixed and H100.
 
 Needs root (or user namespaces) for the sandbox; skips saying so otherwise."""
+import json
 import os
 import re
+import subprocess
 import signal
 import time
 import unittest
 
-from cli_support import BUILD, CONFIGS, MIG_MIXED, SAN
+from cli_support import BUILD, CONFIGS, MIG_MIXED, MOKKA, SAN
+from test_fabric import TRAY  # a GB200 tray; GPU 3's registration is in progress
 from test_run import RunTest
 
 FAKE_GFD = os.path.join(BUILD, 'build', 'tests', 'fake-gfd')
@@ -103,7 +106,31 @@ class GfdTest(RunTest):
         self.assertEqual([r.status(c.get('name')) for c in r.cases()], ['pass'] * n)
 
 
-class StandInGfd(GfdTest):
+def clique_suite(case, clique):
+    return 'cases:\n  - name: %s\n    expect: {label: {nvidia.com/gpu.clique: "%s"}}\n' % (
+        case, clique)
+
+
+class CliqueMixin:
+    """nvidia.com/gpu.clique on a GB200 tray: Mokka's cluster UUID for the
+    node (mokka render) and clique id, joined as GFD v0.17 joins them."""
+
+    def expected_clique(self, config):
+        p = subprocess.run([MOKKA, 'render', '--format', 'json', '--config', config],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, env=self.env, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        f = json.loads(p.stdout)['devices'][0]['fabric']
+        return '%s.%d' % (f['clusterUuid'], f['cliqueId'])
+
+    def test_gb200_clique(self):
+        config = self.suite(TRAY, 'gb200.yaml')
+        r = self.gfd_run(config=config, suite=clique_suite('the rack\'s clique',
+                                                           self.expected_clique(config)))
+        self.assertPassed(r, 1)
+
+
+class StandInGfd(CliqueMixin, GfdTest):
 
     def test_default_universe(self):
         r = self.gfd_run(suite=DEFAULT_LABELS + '''
@@ -307,7 +334,7 @@ class WithoutGfd(GfdTest):
         self.assertIn('pass --gfd to mokka run to have gpu-feature-discovery label the node', err)
 
 
-class RealGfd(GfdTest):
+class RealGfd(CliqueMixin, GfdTest):
     """NVIDIA's gpu-feature-discovery; the stand-in plugin beside it."""
 
     gfd = REAL_GFD

@@ -30,6 +30,7 @@ typedef struct fg_nvml {
     __typeof__(nvmlDeviceGetMaxMigDeviceCount) *DeviceGetMaxMigDeviceCount;
     __typeof__(nvmlDeviceGetMigDeviceHandleByIndex) *DeviceGetMigDeviceHandleByIndex;
     __typeof__(nvmlDeviceGetAttributes_v2) *DeviceGetAttributes_v2;
+    __typeof__(nvmlDeviceGetGpuFabricInfo) *DeviceGetGpuFabricInfo;
 } fg_nvml;
 
 /* A growing text of label lines. */

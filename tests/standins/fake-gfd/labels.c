@@ -242,6 +242,51 @@ static void version_labels(const fg_nvml *n, fg_labels *l)
     }
 }
 
+/* nvidia.com/gpu.clique as GFD v0.17 makes it (internal/lm/imex.go, with
+ * go-nvlib's IsFabricAttached): the GPUs whose fabric registration
+ * completed with success and a non-zero cluster UUID must agree on one
+ * cluster UUID and one clique id; the label is "<cluster UUID>.<clique id>".
+ * A GPU without a fabric (NOT_SUPPORTED) is skipped; any other error fails
+ * the labeling. */
+static int clique_label(const fg_nvml *n, unsigned gpus, fg_labels *l, char *err, size_t errlen)
+{
+    unsigned char uuid[16];
+    unsigned clique = 0, attached = 0;
+    int mixed = 0;
+    for (unsigned i = 0; i < gpus; i++) {
+        nvmlDevice_t d;
+        nvmlGpuFabricInfo_t f;
+        static const unsigned char zero[16];
+        if (n->DeviceGetHandleByIndex_v2(i, &d) != NVML_SUCCESS)
+            continue;
+        nvmlReturn_t r = n->DeviceGetGpuFabricInfo(d, &f);
+        if (r == NVML_ERROR_NOT_SUPPORTED)
+            continue;
+        if (r != NVML_SUCCESS) {
+            snprintf(err, errlen, "error checking imex capability: error getting GPU Fabric Info: %s",
+                     n->ErrorString(r));
+            return -1;
+        }
+        if (f.state != NVML_GPU_FABRIC_STATE_COMPLETED || memcmp(f.clusterUuid, zero, 16) == 0 ||
+            f.status != NVML_SUCCESS)
+            continue;
+        if (attached++ == 0) {
+            memcpy(uuid, f.clusterUuid, 16);
+            clique = f.cliqueId;
+        } else if (memcmp(uuid, f.clusterUuid, 16) != 0 || clique != f.cliqueId) {
+            mixed = 1;
+        }
+    }
+    if (mixed)
+        fg_log('W', "Cluster UUIDs or clique IDs are non-unique");
+    if (!attached || mixed)
+        return 0;
+    add(l, "gpu.clique", "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x.%u",
+        uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8],
+        uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15], clique);
+    return 0;
+}
+
 int fg_labels_make(const fg_nvml *n, const fg_opts *o, fg_labels *l, char *err, size_t errlen)
 {
     unsigned gpus = 0, whole = 0;
@@ -292,6 +337,8 @@ int fg_labels_make(const fg_nvml *n, const fg_opts *o, fg_labels *l, char *err, 
     vgpu_label(dir, l);
     add(l, "gpu.replicas", "1");
     add(l, "gpu.sharing-strategy", "none");
+    if (clique_label(n, gpus, l, err, errlen) != 0)
+        return -1;
     add(l, "mig.capable", "%s", capable ? "true" : "false");
     add(l, "mps.capable", "false");
     if (strcmp(o->mig_strategy, "none") != 0)

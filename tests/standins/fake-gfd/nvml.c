@@ -37,7 +37,8 @@ int fg_nvml_load(fg_nvml *n, char *err, size_t errlen)
         SYM(DeviceGetMigMode, "nvmlDeviceGetMigMode") ||
         SYM(DeviceGetMaxMigDeviceCount, "nvmlDeviceGetMaxMigDeviceCount") ||
         SYM(DeviceGetMigDeviceHandleByIndex, "nvmlDeviceGetMigDeviceHandleByIndex") ||
-        SYM(DeviceGetAttributes_v2, "nvmlDeviceGetAttributes_v2")) {
+        SYM(DeviceGetAttributes_v2, "nvmlDeviceGetAttributes_v2") ||
+        SYM(DeviceGetGpuFabricInfo, "nvmlDeviceGetGpuFabricInfo")) {
         dlclose(n->lib);
         n->lib = NULL;
         return -1;

@@ -226,6 +226,8 @@ static const char every_key[] =
     "         instances: 1, sms: 132, copyEngines: 7, decoders: 7, encoders: 0, jpegs: 7,\n"
     "         ofas: 1, placements: [0], placementSize: 8}\n"
     "    nvlink: {version: 4, links: 10}\n"
+    "    fabric: {clusterUuid: auto, rack: r1, cliqueId: 5, state: inProgress, status: notReady,\n"
+    "             health: [routeRecovery]}\n"
     "    processes:\n"
     "      - {pid: 4242, name: train.py, usedMemory: 1GiB, type: both}\n"
     "    health: {}\n"
@@ -328,6 +330,11 @@ START_TEST(every_device_key)
     ck_assert_uint_eq(p->placement_size, 8);
     ck_assert_uint_eq(g->nvlink_version, 4);
     ck_assert_uint_eq(g->nvlinks, 10);
+    ck_assert_int_eq(g->fabric.state, 2);
+    ck_assert_int_eq(g->fabric.status, 27);
+    ck_assert_uint_eq(g->fabric.clique, 5);
+    ck_assert_uint_eq(g->fabric.health, 2);
+    ck_assert_str_eq(g->fabric.rack, "r1");
     ck_assert_uint_eq(g->nprocs, 1);
     ck_assert_uint_eq(g->procs[0].pid, 4242);
     ck_assert_str_eq(g->procs[0].name, "train.py");

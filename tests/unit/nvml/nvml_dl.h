@@ -39,7 +39,8 @@
     X(nvmlDeviceGetGpuInstanceById) X(nvmlGpuInstanceGetComputeInstanceById) \
     X(nvmlGpuInstanceGetInfo) X(nvmlComputeInstanceGetInfo_v2) \
     X(nvmlDeviceGetGpuInstanceProfileInfo) X(nvmlGpuInstanceGetComputeInstanceProfileInfo) \
-    X(nvmlDeviceGetTemperature) X(nvmlInternalGetExportTable)
+    X(nvmlDeviceGetTemperature) X(nvmlInternalGetExportTable) \
+    X(nvmlDeviceGetGpuFabricInfo) X(nvmlDeviceGetGpuFabricInfoV)
 
 static struct {
 #define NV_MEMBER(name) __typeof__(name) *name;
