@@ -37,10 +37,10 @@ typedef enum mk_kubelet_event_kind {
     MK_KL_REJECTED,     /* a Register was refused; msg says why */
     MK_KL_DEVICES,      /* a device list arrived: healthy of total */
     MK_KL_STREAM_ENDED, /* a plugin's ListAndWatch ended (plugin gone); msg */
+    MK_KL_ERROR,        /* anything else that went wrong; msg */
     MK_KL_REPLACED,     /* a Register took a resource another plugin served; other */
     MK_KL_CLASH,        /* two plugins registered from one socket path; other, msg */
-    MK_KL_STALE_LIST,   /* a replaced endpoint sent devices, applied as v1.20 does */
-    MK_KL_ERROR         /* anything else that went wrong; msg */
+    MK_KL_STALE_LIST    /* a replaced endpoint sent devices, applied as v1.20 does */
 } mk_kubelet_event_kind;
 
 typedef struct mk_kubelet_event {

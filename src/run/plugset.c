@@ -21,6 +21,7 @@ typedef struct plug {
     mk_plugin_cmd cmd;
     mk_super *super;
     char log_path[4400];
+    const mk_plugin_spec *spec;   /* NULL: the one plugin of `--` */
     char **env;             /* -e, then the spec's */
     unsigned regs, lists;   /* kubelet events for it (under mu) */
     int clashed;            /* another plugin took its socket path (under mu) */
@@ -112,6 +113,7 @@ int mk_plugset_start(mk_plugset *ps, const mk_plugset_opts *o, char *err, size_t
         plug *p = &ps->p[i];
         const mk_plugin_spec *s = ps->several ? &o->specs->v[i] : NULL;
         snprintf(p->name, sizeof p->name, "%s", s ? s->name : "plugin");
+        p->spec = s;
         if (s ? prepare(ps, p, o, NULL, s->args, s->nargs, s->env, s->log, err, errlen)
               : prepare(ps, p, o, o->plugin, o->args, o->nargs, NULL, NULL, err, errlen))
             return -1;
@@ -261,6 +263,11 @@ static void report_one(mk_plugset *ps, plug *p, mk_rsuite *s, const mk_nv_node *
     mk_rcase *c = mk_rsuite_add_case(s, p->name, node ? node->name : NULL);
     if (!c)
         return;
+    /* a plugin of a run file points there, as a suite's case does */
+    if (p->spec && p->spec->file) {
+        c->file = mk_xstrdup(p->spec->file);
+        c->line = p->spec->line;
+    }
     if (st == MK_SUPER_FAILED)
         mk_rcase_set(c, MK_ST_ERROR, "plugin-failed", "plugin '%s' (%s) %s and crashed %u "
                      "time%s, more than --restart-limit allows%s", p->name, p->cmd.argv[0], last,
@@ -285,7 +292,15 @@ static void report_one(mk_plugset *ps, plug *p, mk_rsuite *s, const mk_nv_node *
         mk_rcase_detail(c, "serves no resource on the node");
     if (p->notes.len)
         mk_rcase_detail(c, "what the kubelet saw:\n%s", mk_sb_str(&p->notes));
-    c->output = mk_plugset_log_tail(ps, (size_t)(p - ps->p), 200);
+    /* JUnit keeps only the output of a passing case: the attribution goes
+     * there too, ahead of the log. */
+    char *tail = mk_plugset_log_tail(ps, (size_t)(p - ps->p), 200);
+    if (c->status == MK_ST_PASS && c->detail &&
+        asprintf(&c->output, "%s\n--- log of plugin %s ---\n%s", c->detail, p->name,
+                 tail ? tail : "") >= 0)
+        free(tail);
+    else
+        c->output = tail;
 }
 
 void mk_plugset_report(mk_plugset *ps, mk_report *rep, const mk_nv_node *node)

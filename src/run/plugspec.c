@@ -3,7 +3,10 @@
  * 'NAME=[VAR=VALUE...] COMMAND [ARG...]', each a name, a command line, an
  * environment of its own and a log. Names are checked here, once, for both
  * forms: a DNS label, and no two alike (the second names the first's
- * place). */
+ * place). In a run file, ${VAR} in a command, an argument, an env value or
+ * the log is the environment's VAR (unset: an error at its place), and
+ * ${RUN_FILE_DIR} the run file's directory, so that one file serves every
+ * CI job and finds the plugins' config files beside it. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -112,11 +115,50 @@ int mk_plugin_specs_add_arg(mk_plugin_specs *s, const char *arg, char *err, size
     return 0;
 }
 
+/* n's string with ${VAR} expanded (malloc'd), or NULL after an error. */
+static char *expand(const mk_ynode *n, const char *what, const char *dir, mk_diags *d)
+{
+    const char *s;
+    if (mk_ystr(n, what, &s, d) != 0)
+        return NULL;
+    mk_sb out = MK_SB_INIT;
+    mk_sb_puts(&out, "");
+    while (*s) {
+        const char *open = strstr(s, "${"), *close = open ? strchr(open, '}') : NULL;
+        if (!open || !close) {
+            mk_sb_puts(&out, s);
+            break;
+        }
+        mk_sb_printf(&out, "%.*s", (int)(open - s), s);
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(close - open - 2), open + 2);
+        const char *v = strcmp(name, "RUN_FILE_DIR") == 0 ? dir : getenv(name);
+        if (!v) {
+            mk_yerr(d, n, "%s: ${%s} is not set in the environment", what, name);
+            mk_sb_free(&out);
+            return NULL;
+        }
+        mk_sb_puts(&out, v);
+        s = close + 1;
+    }
+    return mk_sb_take(&out);
+}
+
+static int push_expanded(char ***v, size_t *nv, const mk_ynode *n, const char *what,
+                         const char *dir, mk_diags *d)
+{
+    char *s = expand(n, what, dir, d);
+    if (!s)
+        return -1;
+    *v = strv_push(*v, nv, s);
+    free(s);
+    return 0;
+}
+
 /* command: a program, or a list (program, then arguments); args: more. */
-static int load_command(mk_plugin_spec *p, const mk_ynode *m, mk_diags *d)
+static int load_command(mk_plugin_spec *p, const mk_ynode *m, const char *dir, mk_diags *d)
 {
     const mk_ynode *cmd = mk_yget(m, "command"), *args = mk_yget(m, "args");
-    const char *s;
     if (!cmd) {
         mk_yerr(d, m, "plugin '%s' has no command (the program, or a list: program, "
                 "arguments)", p->name);
@@ -128,9 +170,8 @@ static int load_command(mk_plugin_spec *p, const mk_ynode *m, mk_diags *d)
         if (!n)
             continue;
         if (n->kind == MK_Y_SCALAR) {
-            if (mk_ystr(n, l ? "args" : "command", &s, d) != 0)
+            if (push_expanded(&p->args, &p->nargs, n, l ? "args" : "command", dir, d) != 0)
                 return -1;
-            p->args = strv_push(p->args, &p->nargs, s);
             continue;
         }
         if (n->kind != MK_Y_SEQ) {
@@ -138,11 +179,9 @@ static int load_command(mk_plugin_spec *p, const mk_ynode *m, mk_diags *d)
                     p->name);
             return -1;
         }
-        for (size_t i = 0; i < n->n; i++) {
-            if (mk_ystr(n->vals[i], l ? "args" : "command", &s, d) != 0)
+        for (size_t i = 0; i < n->n; i++)
+            if (push_expanded(&p->args, &p->nargs, n->vals[i], l ? "args" : "command", dir, d))
                 return -1;
-            p->args = strv_push(p->args, &p->nargs, s);
-        }
     }
     if (!p->nargs || !*p->args[0]) {
         mk_yerr(d, cmd, "the command of plugin '%s' is empty", p->name);
@@ -152,15 +191,16 @@ static int load_command(mk_plugin_spec *p, const mk_ynode *m, mk_diags *d)
 }
 
 /* env: a map NAME: VALUE, or a list of NAME=VALUE. */
-static int load_env(mk_plugin_spec *p, const mk_ynode *n, mk_diags *d)
+static int load_env(mk_plugin_spec *p, const mk_ynode *n, const char *dir, mk_diags *d)
 {
-    const char *v;
     if (n->kind == MK_Y_MAP) {
         for (size_t i = 0; i < n->n; i++) {
-            if (mk_ystr(n->vals[i], "env value", &v, d) != 0)
+            char *v = expand(n->vals[i], "env value", dir, d), *kv = NULL;
+            if (!v)
                 return -1;
-            char *kv = NULL;
-            if (asprintf(&kv, "%s=%s", n->keys[i]->str, v) < 0)
+            int rc = asprintf(&kv, "%s=%s", n->keys[i]->str, v);
+            free(v);
+            if (rc < 0)
                 return -1;
             p->env = strv_push(p->env, &p->nenv, kv);
             free(kv);
@@ -172,21 +212,24 @@ static int load_env(mk_plugin_spec *p, const mk_ynode *n, mk_diags *d)
         return -1;
     }
     for (size_t i = 0; i < n->n; i++) {
-        if (mk_ystr(n->vals[i], "env", &v, d) != 0)
+        char *v = expand(n->vals[i], "env", dir, d);
+        if (!v)
             return -1;
         if (!env_word(v)) {
             mk_yerr(d, n->vals[i], "env of plugin '%s': '%s' is not NAME=VALUE", p->name, v);
+            free(v);
             return -1;
         }
         p->env = strv_push(p->env, &p->nenv, v);
+        free(v);
     }
     return 0;
 }
 
-static int load_one(mk_plugin_specs *s, const mk_ynode *m, mk_diags *d)
+static int load_one(mk_plugin_specs *s, const mk_ynode *m, const char *dir, mk_diags *d)
 {
     static const char *const keys[] = { "name", "command", "args", "env", "log", NULL };
-    const char *name, *log;
+    const char *name;
     char where[4200], why[512];
     if (m->kind != MK_Y_MAP) {
         mk_yerr(d, m, "each entry of plugins is a map (name, command, args, env, log)");
@@ -206,15 +249,13 @@ static int load_one(mk_plugin_specs *s, const mk_ynode *m, mk_diags *d)
         mk_yerr(d, n, "%s", why);
         return -1;
     }
-    bad |= load_command(p, m, d) != 0;
+    p->file = mk_xstrdup(n->file);
+    p->line = m->line;
+    bad |= load_command(p, m, dir, d) != 0;
     if ((n = mk_yget(m, "env")))
-        bad |= load_env(p, n, d) != 0;
-    if ((n = mk_yget(m, "log"))) {
-        if (mk_ystr(n, "log", &log, d) != 0 || !*log)
-            bad = 1;
-        else
-            p->log = mk_xstrdup(log);
-    }
+        bad |= load_env(p, n, dir, d) != 0;
+    if ((n = mk_yget(m, "log")) && !(p->log = expand(n, "log", dir, d)))
+        bad = 1;
     return bad ? -1 : 0;
 }
 
@@ -234,9 +275,14 @@ int mk_plugin_specs_load(mk_plugin_specs *s, const char *path, mk_diags *d)
         mk_yerr(d, list, "plugins is a list of at least one plugin");
         bad = 1;
     } else {
+        char abs[4096], *slash;
+        if (!realpath(path, abs))
+            snprintf(abs, sizeof abs, "%s", path);
+        if ((slash = strrchr(abs, '/')))
+            *slash = 0;
         bad = mk_ycheck_keys(root, "run file", keys, d) != 0;
         for (size_t i = 0; i < list->n; i++)
-            bad |= load_one(s, list->vals[i], d) != 0;
+            bad |= load_one(s, list->vals[i], slash ? (*abs ? abs : "/") : ".", d) != 0;
     }
     mk_yfree(doc);
     return bad ? -1 : 0;
@@ -247,6 +293,7 @@ void mk_plugin_specs_free(mk_plugin_specs *s)
     for (size_t i = 0; i < s->n; i++) {
         free(s->v[i].name);
         free(s->v[i].where);
+        free(s->v[i].file);
         free(s->v[i].log);
         strv_free(s->v[i].args);
         strv_free(s->v[i].env);

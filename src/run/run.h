@@ -182,6 +182,8 @@ typedef struct mk_plugin_spec {
     size_t nenv;
     char *log;        /* where its log goes; NULL: RUN_DIR/plugin-NAME.log */
     char *where;      /* "FILE:LINE:COL" or "--add-plugin NAME", for messages */
+    char *file;       /* the run file, or NULL (--add-plugin) */
+    int line;         /* of its entry there */
 } mk_plugin_spec;
 typedef struct mk_plugin_specs {
     mk_plugin_spec *v;

@@ -19,12 +19,13 @@ struct mk_kl_events {
 static void record(void *ctx, const mk_kubelet_event *ev)
 {
     static const char *const kinds[] = {
-        "REGISTERED", "REJECTED", "DEVICES", "STREAM_ENDED", "ERROR",
+        "REGISTERED", "REJECTED", "DEVICES", "STREAM_ENDED", "ERROR", "REPLACED", "CLASH",
+        "STALE_LIST",
     };
     mk_kl_events *e = ctx;
     char l[300];
     const char *res = ev->resource ? ev->resource : "-";
-    if (ev->kind == MK_KL_DEVICES)
+    if (ev->kind == MK_KL_DEVICES || ev->kind == MK_KL_STALE_LIST)
         snprintf(l, sizeof l, "%s %s %zu/%zu", kinds[ev->kind], res, ev->healthy, ev->total);
     else if (ev->kind == MK_KL_REGISTERED)
         snprintf(l, sizeof l, "%s %s %s", kinds[ev->kind], res, ev->endpoint);
