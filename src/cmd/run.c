@@ -53,7 +53,8 @@ const char cmd_run_help[] =
     "on one universe and one live state. The built-in kubelet applies kubelet\n"
     "v1.20's rules: a second registration of a resource replaces the first;\n"
     "a plugin that exits takes down only its own resources; two plugins serving\n"
-    "from one socket path fail the run, naming both. The `plugins` report suite\n"
+    "from one socket path fail the run, naming both (in cluster mode the node's\n"
+    "kubelet applies its own rules). The `plugins` report suite\n"
     "has a case per plugin (an error when it failed past --restart-limit or never\n"
     "registered) listing the resources it serves; suites name a plugin with\n"
     "restart-plugin: NAME and expect: {plugin: ...} / {served-by: NAME}.\n"
@@ -293,9 +294,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
         return mk_usage_error("run", "name the plugins either with --plugins/--add-plugin or "
                               "with --plugin/-- COMMAND, not both (the one plugin of -- is a "
                               "--add-plugin 'NAME=COMMAND ...' among several)");
-    if ((o->plugins_file || o->nadd_plugins) && o->cluster)
-        return mk_usage_error("run", "several plugins need the built-in kubelet: cluster mode "
-                              "runs one plugin under the node's kubelet");
     return 0;
 }
 
@@ -790,6 +788,8 @@ static int start(run *r)
                            .state_dir = r->run_dir, .node_name = r->o.node, .extra = r->o.env,
                            .kubelet_socket = !sandbox && strcmp(r->sb.kubelet_dir, MK_KUBELET_DIR)
                                              ? kubelet_sock : NULL };
+    if (r->o.cluster)
+        mk_plugset_blind(r->ps);
     mk_plugset_opts so = { &r->specs, r->o.plugin, r->o.plugin_args, r->o.nplugin_args, r->o.env,
                            &po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit };
     if (mk_plugset_start(r->ps, &so, err, sizeof err) != 0) {

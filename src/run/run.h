@@ -246,6 +246,9 @@ void mk_plugset_event(mk_plugset *ps, const mk_kubelet_event *ev, double t);
 /* Registrations and device lists so far of the plugin called name, or of
  * all of them (name NULL). */
 void mk_plugset_counts(mk_plugset *ps, const char *name, unsigned *regs, unsigned *lists);
+/* Cluster mode: the node's own kubelet takes the registrations, which this
+ * process does not see; the report says so instead of "never registered". */
+void mk_plugset_blind(mk_plugset *ps);
 /* Whether plugin i has registered, lost its socket path to another
  * plugin (a clash, reported), or failed for good: nothing more to wait for. */
 int mk_plugset_settled(mk_plugset *ps, size_t i);

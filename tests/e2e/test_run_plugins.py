@@ -341,5 +341,63 @@ class GreyRelease(Plugins):
         self.assertIn('both serve from the socket nvidia-gpu.sock', msg)
 
 
+class Overlay(unittest.TestCase):
+    """ci/deploy/grey-release: a kustomize overlay in the form kubectl 1.20's
+    kustomize (v2.0.3) renders, and the same plugins as the example."""
+    DIR = os.path.join(SRC, 'ci', 'deploy', 'grey-release')
+
+    def load(self, name):
+        import yaml
+        with open(os.path.join(self.DIR, name)) as f:
+            return yaml.safe_load(f)
+
+    def test_only_what_kustomize_2_0_3_knows(self):
+        k = self.load('kustomization.yaml')
+        self.assertLessEqual(set(k), {'resources', 'bases', 'configMapGenerator',
+                                      'patchesStrategicMerge', 'namespace', 'commonLabels'})
+        files = k['resources'] + [f for g in k.get('configMapGenerator', []) for f in g['files']]
+        for f in files:   # v2.0.3 reads nothing outside the kustomization's directory
+            self.assertNotIn('/', f)
+            self.assertTrue(os.path.isfile(os.path.join(self.DIR, f)), f)
+
+    def test_same_plugins_as_the_example(self):
+        for name in ('new-config.yaml',):
+            with open(os.path.join(self.DIR, name)) as a, open(os.path.join(GREY, name)) as b:
+                self.assertEqual(a.read(), b.read(), name)
+        self.assertEqual(self.load('plugins.yaml'), yaml_load(os.path.join(GREY, 'plugins.yaml')))
+
+    def test_renders_both_plugins_on_the_new_nodes(self):
+        import shutil as sh
+        import subprocess
+        import yaml
+        kubectl = sh.which('kubectl')
+        if not kubectl:
+            self.skipTest('no kubectl here to render the overlay')
+        out = subprocess.run([kubectl, 'kustomize', self.DIR], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        docs = {d['kind']: d for d in yaml.safe_load_all(out.stdout)}
+        spec = docs['DaemonSet']['spec']['template']['spec']
+        self.assertEqual(spec['nodeSelector'], {'mokka.io/virtual-gpus': 'true',
+                                                'device-plugin-version': 'new'})
+        self.assertIn('--plugins', spec['containers'][0]['command'])
+        vol = [v for v in spec['volumes'] if v['name'] == 'grey-release'][0]
+        self.assertEqual(vol['configMap']['name'], docs['ConfigMap']['metadata']['name'])
+        # the base DaemonSet stays off those nodes
+        import yaml as y
+        with open(os.path.join(SRC, 'ci', 'deploy', 'mokka-daemonset.yaml')) as f:
+            base = [d for d in y.safe_load_all(f) if d and d['kind'] == 'DaemonSet'][0]
+        terms = base['spec']['template']['spec']['affinity']['nodeAffinity'][
+            'requiredDuringSchedulingIgnoredDuringExecution']['nodeSelectorTerms']
+        self.assertIn({'key': 'device-plugin-version', 'operator': 'NotIn', 'values': ['new']},
+                      terms[0]['matchExpressions'])
+
+
+def yaml_load(path):
+    import yaml
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
 if __name__ == '__main__':
     unittest.main()
