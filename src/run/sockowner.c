@@ -105,7 +105,7 @@ static int listeners_of(dev_t dev, ino_t ino, const char *want, listeners *l)
         ssize_t got = recv(fd, buf, 32768, 0);
         if (got <= 0)
             break;
-        int len = (int)got;
+        unsigned int len = (unsigned int)got;   /* NLMSG_OK compares it with nlmsg_len */
         for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
             if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
                 done = 1;
