@@ -14,7 +14,12 @@ the same under both, and what the rules say it is:
       serves rig.mokka.io/<s>-b from the same path (it unlinks old's file):
       both resources stay, 8 and 3, and the built-in kubelet reports the
       clash naming both.
+  a replaced plugin reports: as the first, then GPU 5 (which only old sees)
+      is lost: old, replaced but still followed, sends its list and it
+      becomes the resource's: 7 allocatable (v1.20's device callback does
+      not ask which endpoint sent a list).
 
+BuiltIn runs them under mokka run alone (everywhere); RigCompare under both.
 The plugins are the stand-in, run against the rig's kubelet with `mokka exec`
 (one live state for both, as under mokka run). Needs root and MOKKA_RIG; skips
 saying so otherwise. Prints the numbers it compared."""
@@ -54,22 +59,39 @@ def later(path, wait_for, argv, env=()):
 
 
 class Scenarios:
-    """The scenarios, as (name, plugins, expected allocatable while both
-    run, expected after `new` exits). A plugin is (name, args, env)."""
+    """The scenarios, as (plugins, steps). A plugin is (name, args, env); a
+    step is (case name, action, node allocatable expected after it), the
+    action None (both plugins just run), 'kill-new' (new exits for good) or
+    'xid-5' (GPU 5, which only old sees, is lost)."""
 
     @staticmethod
     def same_resource(s):
         res = 'rig.mokka.io/%s' % s
         return [('old', ['--resource-name', res, '--endpoint', '%s-old.sock' % s], []),
                 ('new', ['--resource-name', res, '--endpoint', '%s-new.sock' % s],
-                 ['NVIDIA_VISIBLE_DEVICES=0,1,2'])], {res: 3}, {res: 0}
+                 ['NVIDIA_VISIBLE_DEVICES=0,1,2'])], [
+            ('both run', None, {res: 3}),
+            ('new exits', 'kill-new', {res: 0})]
 
     @staticmethod
     def same_socket(s):
         a, b = 'rig.mokka.io/%s-a' % s, 'rig.mokka.io/%s-b' % s
         return [('old', ['--resource-name', a, '--endpoint', '%s.sock' % s], []),
                 ('new', ['--resource-name', b, '--endpoint', '%s.sock' % s],
-                 ['NVIDIA_VISIBLE_DEVICES=0,1,2'])], {a: 8, b: 3}, {a: 8, b: 0}
+                 ['NVIDIA_VISIBLE_DEVICES=0,1,2'])], [
+            ('both run', None, {a: 8, b: 3}),
+            ('new exits', 'kill-new', {a: 8, b: 0})]
+
+    @staticmethod
+    def replaced_plugin_reports(s):
+        # v1.20 never stops a replaced endpoint, and its device callback
+        # takes any endpoint's list: old's health news overwrite new's list.
+        res = 'rig.mokka.io/%s' % s
+        return [('old', ['--resource-name', res, '--endpoint', '%s-old.sock' % s], []),
+                ('new', ['--resource-name', res, '--endpoint', '%s-new.sock' % s],
+                 ['NVIDIA_VISIBLE_DEVICES=0,1,2'])], [
+            ('both run', None, {res: 3}),
+            ('the replaced plugin reports a lost GPU', 'xid-5', {res: 7})]
 
 
 class BuiltIn(RunTest):
@@ -77,7 +99,7 @@ class BuiltIn(RunTest):
 
     # --- mokka run's built-in kubelet --------------------------------------------------
 
-    def under_mokka(self, plugins, while_both, after_new):
+    def under_mokka(self, plugins, steps):
         adds = []
         for name, args, env in plugins:
             if name == 'new':
@@ -90,30 +112,26 @@ class BuiltIn(RunTest):
         # new's arguments, which only its command line has (the [x]y
         # pattern keeps pkill's own shell out of it)
         new_args = ' '.join(plugins[1][1])
-        exp = '\n'.join('      - {resource: %s, allocatable: %d}' % kv for kv in while_both.items())
-        gone = '\n'.join('      - {resource: %s, allocatable: %d}' % kv for kv in after_new.items())
+        actions = {
+            None: '',
+            'kill-new': '    exec: {command: [sh, -c, "pkill -TERM -f \'[%s]%s\' || true"]}\n'
+                        % (new_args[0], new_args[1:]),
+            'xid-5': '    inject: {gpu: 5, xid: 79}\n',
+        }
+        suite = 'cases:\n'
+        for name, action, want in steps:
+            suite += '  - name: %s\n%s    within: 30s\n    expect:\n' % (name, actions[action])
+            suite += ''.join('      - {resource: %s, allocatable: %d}\n' % kv for kv in want.items())
         # new is stopped by a command in the sandbox; --restart-limit 0 keeps
         # it stopped (its `plugins` case is then an error: the run exits 3)
-        r = self.run_mokka(*adds, '--restart-limit', '0', plugin=None, suite='''
-cases:
-  - name: both run
-    within: 30s
-    expect:
-%s
-  - name: new exits
-    exec: {command: [sh, -c, "pkill -TERM -f '[%s]%s' || true"]}
-    within: 30s
-    expect:
-%s
-''' % (exp, new_args[0], new_args[1:], gone))
-        return r
+        return self.run_mokka(*adds, '--restart-limit', '0', plugin=None, suite=suite)
 
     def check_builtin(self, scenario):
         tag = scenario.__name__.replace('_', '')[:8] + str(os.getpid() % 1000)
-        plugins, while_both, after_new = scenario(tag)
-        r = self.under_mokka(plugins, while_both, after_new)
-        self.assertEqual({'both': r.status('both run'), 'after': r.status('new exits')},
-                         {'both': 'pass', 'after': 'pass'}, str(r))
+        plugins, steps = scenario(tag)
+        r = self.under_mokka(plugins, steps)
+        self.assertEqual({n: r.status(n) for n, _, _ in steps}, {n: 'pass' for n, _, _ in steps},
+                         str(r))
         return r
 
     def test_same_resource(self):
@@ -122,6 +140,10 @@ cases:
     def test_same_socket(self):
         r = self.check_builtin(Scenarios.same_socket)
         self.assertIn("both serve from the socket", r.stderr)
+
+    def test_replaced_plugin_reports(self):
+        r = self.check_builtin(Scenarios.replaced_plugin_reports)
+        self.assertIn("warning: plugin 'old' sent rig.mokka.io/", r.stderr)
 
 
 class RigCompare(BuiltIn):
@@ -168,7 +190,7 @@ class RigCompare(BuiltIn):
                 return got
             time.sleep(1)
 
-    def under_rig(self, plugins, while_both, after_new):
+    def under_rig(self, plugins, steps):
         state = self.path('state')
         procs = {}
         for name, args, env in plugins:
@@ -179,24 +201,30 @@ class RigCompare(BuiltIn):
             procs[name] = subprocess.Popen(argv, env=self.env, stdout=subprocess.DEVNULL,
                                            stderr=subprocess.DEVNULL, start_new_session=True)
             self.addCleanup(stop, procs[name])
-        both = self.wait_allocatable(while_both)
-        stop(procs['new'])
-        after = self.wait_allocatable(after_new)
-        stop(procs['old'])
-        return both, after
+        seen = {}
+        for name, action, want in steps:
+            if action == 'kill-new':
+                stop(procs['new'])
+            elif action == 'xid-5':
+                subprocess.run([MOKKA, 'inject', '--state-dir', state, '--gpu', '5', '--xid',
+                                '79'], env=self.env, check=True, timeout=60,
+                               stdout=subprocess.DEVNULL)
+            seen[name] = self.wait_allocatable(want)
+        for p in procs.values():
+            stop(p)
+        return seen
 
     def compare(self, scenario):
         tag = scenario.__name__.replace('_', '')[:8] + str(os.getpid() % 1000)
-        plugins, while_both, after_new = scenario(tag)
-        r = self.under_mokka(plugins, while_both, after_new)
-        builtin = {'both': r.status('both run'), 'after': r.status('new exits')}
-        both, after = self.under_rig(plugins, while_both, after_new)
-        self.numbers.append('%s: real kubelet v1.20: while both run %s, after new exits %s; '
-                            'built-in kubelet: %s (expected %s / %s)'
-                            % (scenario.__name__, both, after, builtin, while_both, after_new))
-        self.assertEqual(both, while_both, 'real kubelet, both plugins running')
-        self.assertEqual(after, after_new, 'real kubelet, after new exits')
-        self.assertEqual(builtin, {'both': 'pass', 'after': 'pass'}, str(r))
+        plugins, steps = scenario(tag)
+        r = self.under_mokka(plugins, steps)
+        builtin = {n: r.status(n) for n, _, _ in steps}
+        real = self.under_rig(plugins, steps)
+        want = {n: w for n, _, w in steps}
+        self.numbers.append('%s: real kubelet v1.20 %s; built-in kubelet %s; expected %s'
+                            % (scenario.__name__, real, builtin, want))
+        self.assertEqual(real, want, 'node allocatable under the real kubelet')
+        self.assertEqual(builtin, {n: 'pass' for n in want}, str(r))
         return r
 
     def test_same_resource(self):
@@ -205,6 +233,9 @@ class RigCompare(BuiltIn):
     def test_same_socket(self):
         r = self.compare(Scenarios.same_socket)
         self.assertIn("both serve from the socket", r.stderr)
+
+    def test_replaced_plugin_reports(self):
+        self.compare(Scenarios.replaced_plugin_reports)
 
 
 if __name__ == '__main__':
