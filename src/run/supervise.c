@@ -437,15 +437,23 @@ static int wait_gone(mk_super *s, double deadline)
     return 1;
 }
 
-void mk_super_stop(mk_super *s, int sig, int timeout_ms)
+/* No more restarts; sig to the group of a plugin that runs. */
+static void tell_stop_locked(mk_super *s, int sig)
 {
-    pthread_mutex_lock(&s->lock);
     s->stopping = 1;
     if (s->state == MK_SUPER_BACKOFF)
         s->state = MK_SUPER_STOPPED;
     if (s->pid > 0) {
         kill(-s->pid, sig);
         poke(s);
+    }
+}
+
+void mk_super_stop(mk_super *s, int sig, int timeout_ms)
+{
+    pthread_mutex_lock(&s->lock);
+    tell_stop_locked(s, sig);
+    if (s->pid > 0) {
         if (!wait_gone(s, mk_now_s() + timeout_ms / 1000.0)) {
             kill(-s->pid, SIGKILL);
             poke(s);
@@ -461,16 +469,9 @@ void mk_super_stop_all(mk_super *const *v, size_t n, int sig, int timeout_ms)
     /* Every group told first, so that they wind down together and n
      * plugins take one grace period, not n of them. */
     for (size_t i = 0; i < n; i++) {
-        mk_super *s = v[i];
-        pthread_mutex_lock(&s->lock);
-        s->stopping = 1;
-        if (s->state == MK_SUPER_BACKOFF)
-            s->state = MK_SUPER_STOPPED;
-        if (s->pid > 0) {
-            kill(-s->pid, sig);
-            poke(s);
-        }
-        pthread_mutex_unlock(&s->lock);
+        pthread_mutex_lock(&v[i]->lock);
+        tell_stop_locked(v[i], sig);
+        pthread_mutex_unlock(&v[i]->lock);
     }
     double deadline = mk_now_s() + timeout_ms / 1000.0;
     for (size_t i = 0; i < n; i++) {

@@ -48,6 +48,12 @@ def rig_missing():
     return None
 
 
+def new_started_late(plugins, path, argv, env):
+    """new's command: a wrapper that waits for old's socket."""
+    first = [a for a in plugins[0][1] if a.endswith('.sock')][0]
+    return later(path, os.path.join(DP_DIR, first), argv, env)
+
+
 def later(path, wait_for, argv, env=()):
     """A wrapper that starts argv once wait_for (a socket) exists, and a
     second more, so that the other plugin has registered."""
@@ -86,12 +92,9 @@ class Scenarios:
     def replaced_plugin_reports(s):
         # v1.20 never stops a replaced endpoint, and its device callback
         # takes any endpoint's list: old's health news overwrite new's list.
+        plugins, steps = Scenarios.same_resource(s)
         res = 'rig.mokka.io/%s' % s
-        return [('old', ['--resource-name', res, '--endpoint', '%s-old.sock' % s], []),
-                ('new', ['--resource-name', res, '--endpoint', '%s-new.sock' % s],
-                 ['NVIDIA_VISIBLE_DEVICES=0,1,2'])], [
-            ('both run', None, {res: 3}),
-            ('the replaced plugin reports a lost GPU', 'xid-5', {res: 7})]
+        return plugins, steps[:1] + [('the replaced plugin reports a lost GPU', 'xid-5', {res: 7})]
 
 
 class BuiltIn(RunTest):
@@ -103,9 +106,7 @@ class BuiltIn(RunTest):
         adds = []
         for name, args, env in plugins:
             if name == 'new':
-                first = [a for a in plugins[0][1] if a.endswith('.sock')][0]
-                cmd = later(self.path('new-sandbox.sh'), os.path.join(DP_DIR, first),
-                            [FAKE] + args, env)
+                cmd = new_started_late(plugins, self.path('new-sandbox.sh'), [FAKE] + args, env)
             else:
                 cmd = ' '.join([FAKE] + args)
             adds += ['--add-plugin', '%s=%s' % (name, cmd)]
@@ -126,7 +127,7 @@ class BuiltIn(RunTest):
         # it stopped (its `plugins` case is then an error: the run exits 3)
         return self.run_mokka(*adds, '--restart-limit', '0', plugin=None, suite=suite)
 
-    def check_builtin(self, scenario):
+    def check(self, scenario):
         tag = scenario.__name__.replace('_', '')[:8] + str(os.getpid() % 1000)
         plugins, steps = scenario(tag)
         r = self.under_mokka(plugins, steps)
@@ -135,14 +136,14 @@ class BuiltIn(RunTest):
         return r
 
     def test_same_resource(self):
-        self.check_builtin(Scenarios.same_resource)
+        self.check(Scenarios.same_resource)
 
     def test_same_socket(self):
-        r = self.check_builtin(Scenarios.same_socket)
+        r = self.check(Scenarios.same_socket)
         self.assertIn("both serve from the socket", r.stderr)
 
     def test_replaced_plugin_reports(self):
-        r = self.check_builtin(Scenarios.replaced_plugin_reports)
+        r = self.check(Scenarios.replaced_plugin_reports)
         self.assertIn("warning: plugin 'old' sent rig.mokka.io/", r.stderr)
 
 
@@ -196,8 +197,7 @@ class RigCompare(BuiltIn):
         for name, args, env in plugins:
             argv = [MOKKA, 'exec', '-s', state, '--', FAKE] + args
             if name == 'new':
-                first = [a for a in plugins[0][1] if a.endswith('.sock')][0]
-                argv = [later(self.path('new.sh'), os.path.join(DP_DIR, first), argv, env)]
+                argv = [new_started_late(plugins, self.path('new.sh'), argv, env)]
             procs[name] = subprocess.Popen(argv, env=self.env, stdout=subprocess.DEVNULL,
                                            stderr=subprocess.DEVNULL, start_new_session=True)
             self.addCleanup(stop, procs[name])
@@ -214,7 +214,8 @@ class RigCompare(BuiltIn):
             stop(p)
         return seen
 
-    def compare(self, scenario):
+    def check(self, scenario):
+        """Under mokka run, then under the real kubelet: both as expected."""
         tag = scenario.__name__.replace('_', '')[:8] + str(os.getpid() % 1000)
         plugins, steps = scenario(tag)
         r = self.under_mokka(plugins, steps)
@@ -226,16 +227,6 @@ class RigCompare(BuiltIn):
         self.assertEqual(real, want, 'node allocatable under the real kubelet')
         self.assertEqual(builtin, {n: 'pass' for n in want}, str(r))
         return r
-
-    def test_same_resource(self):
-        self.compare(Scenarios.same_resource)
-
-    def test_same_socket(self):
-        r = self.compare(Scenarios.same_socket)
-        self.assertIn("both serve from the socket", r.stderr)
-
-    def test_replaced_plugin_reports(self):
-        self.compare(Scenarios.replaced_plugin_reports)
 
 
 if __name__ == '__main__':
