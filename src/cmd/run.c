@@ -437,9 +437,9 @@ static void on_kubelet(void *ctx, const mk_kubelet_event *ev)
         mk_err("run", "error: %s", ev->msg);
         break;
     case MK_KL_STALE_LIST:
-        mk_err("run", "warning: plugin '%s' sent %s's device list after another plugin "
-               "replaced it; kubelet v1.20 takes it (%zu of %zu healthy now)", who, ev->resource,
-               ev->healthy, ev->total);
+        mk_err("run", "warning: plugin '%s' sent %s's device list on the endpoint a later "
+               "registration replaced; kubelet v1.20 takes it (%zu of %zu healthy now)", who,
+               ev->resource, ev->healthy, ev->total);
         break;
     case MK_KL_DEVICES:
         progress(r, "%s: %zu of %zu devices healthy", ev->resource, ev->healthy, ev->total);
