@@ -173,6 +173,7 @@ START_TEST(second_registration_replaces_the_first)
     plugin = plugin_with("new", 3);
     wait_gpu(3, 3);
     ck_assert_str_eq(gpu().endpoint, "new");
+    ck_assert_int_eq(mk_kl_events_count(events, "REPLACED example.com/gpu new old"), 1);
     /* As kubelet v1.20 (manager.go: registerEndpoint replaces the map entry,
      * never stops the old endpoint) the old stream stays open... */
     void *one[2] = { old, (void *)1L };
