@@ -15,7 +15,8 @@ crash-looping beside a healthy one, SIGTERM with several plugins).
 
 With NVIDIA's plugins when MOKKA_DEVICE_PLUGIN (v0.17) and
 MOKKA_DEVICE_PLUGIN_OLD (an older line, e.g. v0.14) name them: the grey
-release of fixtures/suites/examples/grey-release/ end to end, and the same
+release of fixtures/suites/examples/grey-release.yaml with the plugins of
+fixtures/plugins/grey-release.yaml end to end, and the same
 two plugins at one socket.
 
 The same-resource and same-socket scenarios against the real kubelet v1.20
@@ -31,7 +32,8 @@ from test_run import FAKE, RUN_LIMIT, Result, RunTest, comm, descendants, enviro
 
 REAL = os.environ.get('MOKKA_DEVICE_PLUGIN', '')
 REAL_OLD = os.environ.get('MOKKA_DEVICE_PLUGIN_OLD', '')
-GREY = os.path.join(SRC, 'fixtures', 'suites', 'examples', 'grey-release')
+GREY_SUITE = os.path.join(SRC, 'fixtures', 'suites', 'examples', 'grey-release.yaml')
+GREY_PLUGINS = os.path.join(SRC, 'fixtures', 'plugins', 'grey-release.yaml')
 
 
 class Plugins(RunTest):
@@ -323,9 +325,8 @@ class GreyRelease(Plugins):
         self.env['MOKKA_DEVICE_PLUGIN_OLD'] = REAL_OLD
 
     def test_example_suite(self):
-        r = self.run_plugins('--config', MIG_MIXED, '--plugins',
-                             os.path.join(GREY, 'plugins.yaml'),
-                             '--suite', os.path.join(GREY, 'grey-release.yaml'))
+        r = self.run_plugins('--config', MIG_MIXED, '--plugins', GREY_PLUGINS,
+                             '--suite', GREY_SUITE)
         self.assertExit(r, 0)
         for name in ('old', 'new'):
             self.assertIsNone(self.plugins_case(r, name).find('error'))
@@ -361,10 +362,11 @@ class Overlay(unittest.TestCase):
             self.assertTrue(os.path.isfile(os.path.join(self.DIR, f)), f)
 
     def test_same_plugins_as_the_example(self):
-        for name in ('new-config.yaml',):
-            with open(os.path.join(self.DIR, name)) as a, open(os.path.join(GREY, name)) as b:
-                self.assertEqual(a.read(), b.read(), name)
-        self.assertEqual(self.load('plugins.yaml'), yaml_load(os.path.join(GREY, 'plugins.yaml')))
+        name = 'grey-release-new-config.yaml'
+        with open(os.path.join(self.DIR, name)) as a, \
+                open(os.path.join(os.path.dirname(GREY_PLUGINS), name)) as b:
+            self.assertEqual(a.read(), b.read(), name)
+        self.assertEqual(self.load('plugins.yaml'), yaml_load(GREY_PLUGINS))
 
     def test_renders_both_plugins_on_the_new_nodes(self):
         import shutil as sh
