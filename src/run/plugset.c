@@ -90,13 +90,18 @@ static int launch(mk_plugset *ps, plug *p, const mk_plugset_opts *o, char *err, 
     char why[1024];
     mk_super_opts so = { p->cmd.argv, p->cmd.envp, o->sandbox, p->log_path, o->verbose,
                          o->restart_limit, 1, ps->several ? p->name : "plugin" };
-    if (!(p->super = mk_super_start(&so, why, sizeof why))) {
+    mk_super *super = mk_super_start(&so, why, sizeof why);
+    if (!super) {
         snprintf(err, errlen, "%s%s%s%s", ps->several ? "plugin '" : "",
                  ps->several ? p->name : "", ps->several ? "': " : "", why);
         return -1;
     }
+    /* The kubelet's threads look at the plugins as soon as one registers. */
+    pthread_mutex_lock(&ps->mu);
+    p->super = super;
     ps->rp[ps->n] = (mk_runplugin){ p->name, p->super };
     ps->n++;
+    pthread_mutex_unlock(&ps->mu);
     return 0;
 }
 
@@ -147,14 +152,17 @@ void mk_plugset_identify(void *ctx, const char *path, char *name, size_t len, ch
 {
     mk_plugset *ps = ctx;
     pid_t pgids[MK_PLUGINS_MAX];
-    for (size_t i = 0; i < ps->n; i++)
+    pthread_mutex_lock(&ps->mu);
+    size_t n = ps->n;
+    for (size_t i = 0; i < n; i++)
         pgids[i] = mk_super_pid(ps->p[i].super);
+    pthread_mutex_unlock(&ps->mu);
     int other;
-    int i = mk_sock_owner(path, pgids, ps->n, &other);
+    int i = mk_sock_owner(path, pgids, n, &other);
     snprintf(shadowed, slen, "%s", other >= 0 ? ps->p[other].name : "");
     /* One plugin: whoever registers is it (a plugin may register for a
      * helper process outside its group). */
-    if (i < 0 && ps->n == 1)
+    if (i < 0 && n == 1 && !ps->several)
         i = 0;
     snprintf(name, len, "%s", i >= 0 ? ps->p[i].name : "");
 }
