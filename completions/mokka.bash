@@ -17,7 +17,8 @@ _mokka_options()
     local common='--quiet --color= --help' state='--state-dir= --pid='
     case $1 in
         run) echo "--config= --suite= --junit= --report= --timeout= --register-timeout=
-                   --plugin= --env= --gfd --gfd= --gfd-arg= --node= --no-sandbox --restart-limit= --keep --hold
+                   --plugin= --plugins= --add-plugin= --env= --gfd --gfd= --gfd-arg= --node= --no-sandbox
+                   --restart-limit= --keep --hold
                    --kubeconfig= --cluster --context= --verbose
                    $common" ;;
         assert) echo "--suite= --node= --selector= --kubeconfig= --context= --junit= --report=
@@ -54,7 +55,7 @@ _mokka_exec_value()
 _mokka_value()
 {
     case $1:$2 in
-        *:--config | run:-c | exec:-c | render:-c | smi:-c | doctor:-c | *:--suite | run:-s)
+        *:--config | run:-c | exec:-c | render:-c | smi:-c | doctor:-c | *:--suite | run:-s | run:--plugins)
             _filedir 'yaml|yml' ;;
         *:--junit | *:--kubeconfig | *:--plugin)
             _filedir ;;

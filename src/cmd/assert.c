@@ -240,7 +240,7 @@ static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, 
     mk_info("assert", "checking nodes through %s", who);
     mk_runenv env;
     int rc = MK_EXIT_ENV;
-    if (mk_runenv_init(&env, mk_kube_nodesrc(k), MK_ENV_NODE_OBJECTS, u, o->state_dir, NULL) == 0) {
+    if (mk_runenv_init(&env, mk_kube_nodesrc(k), MK_ENV_NODE_OBJECTS, u, o->state_dir, NULL, 0) == 0) {
         rc = 0;
         for (size_t i = 0; i < o->nvars && rc == 0; i++)
             rc = mk_runenv_var(&env, o->vars[i]) ? MK_EXIT_ENV : 0;

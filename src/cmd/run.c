@@ -1,7 +1,8 @@
 /* run.c - `mokka run`: the device plugin on virtual GPUs in a GPU-node
  * sandbox, a built-in kubelet, suites against what the node advertises, and
  * a JUnit report; with --gfd, gpu-feature-discovery beside the plugin, its
- * labels in the node view.
+ * labels in the node view; with --plugins or --add-plugin, several plugins
+ * side by side (run/plugset.c), each resource attributed to its plugin.
  *
  * Order of events: check the config and the suites (exit 2 on a problem),
  * find the plugin and the library (exit 3), build the run directory and the
@@ -47,6 +48,17 @@ const char cmd_run_help[] =
     "Suite cases can run commands in the sandbox (exec:, as-allocated: N for\n"
     "the environment an Allocate returns), e.g. NVIDIA's nvidia-smi.\n"
     "\n"
+    "Several plugins (a grey release: the old plugin beside the new one) run with\n"
+    "--plugins FILE or --add-plugin, each named, with its own environment and log,\n"
+    "on one universe and one live state. The built-in kubelet applies kubelet\n"
+    "v1.20's rules: a second registration of a resource replaces the first;\n"
+    "a plugin that exits takes down only its own resources; two plugins serving\n"
+    "from one socket path fail the run, naming both (in cluster mode the node's\n"
+    "kubelet applies its own rules). The `plugins` report suite has a case per\n"
+    "plugin (an error when it failed past --restart-limit or never registered)\n"
+    "listing the resources it serves; suites name a plugin with\n"
+    "restart-plugin: NAME and expect: {plugin: ...} / {served-by: NAME}.\n"
+    "\n"
     "Options:\n"
     "  -c, --config FILE          the GPU universe (default: 8 x A100-SXM4-40GB)\n"
     "  -s, --suite FILE           a suite to run; repeatable\n"
@@ -58,7 +70,14 @@ const char cmd_run_help[] =
     "      --plugin PATH          the plugin binary; arguments after -- go to it\n"
     "                             (default: the command after --, else\n"
     "                             nvidia-device-plugin from PATH)\n"
-    "  -e, --env NAME=VALUE       set in the plugin's environment; repeatable\n"
+    "      --add-plugin 'NAME=[VAR=VALUE...] COMMAND [ARG...]'\n"
+    "                             supervise a plugin called NAME (a-z, 0-9, -) beside\n"
+    "                             the others; repeatable. Words split at blanks;\n"
+    "                             leading VAR=VALUE words are its own environment.\n"
+    "                             Its log: RUN_DIR/plugin-NAME.log\n"
+    "      --plugins FILE         the plugins to supervise, from a run file: a\n"
+    "                             `plugins:` list of name, command, args, env, log\n"
+    "  -e, --env NAME=VALUE       set in every plugin's environment; repeatable\n"
     "      --gfd[=PATH]           also run NVIDIA gpu-feature-discovery (default:\n"
     "                             gpu-feature-discovery from PATH) in the sandbox;\n"
     "                             its labels join the node view for label: checks\n"
@@ -88,14 +107,19 @@ const char cmd_run_help[] =
     "Environment: MOKKA_KUBELET_DIR names the kubelet's directory for cluster mode\n"
     "and --no-sandbox (default /var/lib/kubelet/device-plugins).\n"
     "\n"
-    "Exit status: 0 every check passed, 1 a check failed, 2 usage or config\n"
-    "error, 3 the plugin or the environment failed (a report is still written).\n"
+    "Exit status: 0 every check passed, 1 a check failed (or two plugins served\n"
+    "from one socket), 2 usage or config error (two plugins with one name), 3 a\n"
+    "plugin or the environment failed: a command not found, a plugin that crashed\n"
+    "past --restart-limit, SIGINT or SIGTERM (every plugin gets the signal, then\n"
+    "SIGKILL after 10 s; the reports are still written).\n"
     "\n"
     "Examples:\n"
     "  mokka run -- nvidia-device-plugin\n"
     "  mokka run --gfd --suite labels.yaml -- nvidia-device-plugin\n"
     "  mokka run --config h100.yaml --suite gpu.yaml --junit report.xml \\\n"
-    "      -- nvidia-device-plugin --mig-strategy=mixed\n";
+    "      -- nvidia-device-plugin --mig-strategy=mixed\n"
+    "  mokka run -c mig.yaml -s grey.yaml --add-plugin 'old=nvidia-device-plugin' \\\n"
+    "      --add-plugin 'new=CONFIG_FILE=/etc/new.yaml ndp-0.17 --mig-strategy=mixed'\n";
 
 typedef struct run_opts {
     const char *config, *plugin, *node, *kubeconfig, *context;
@@ -114,6 +138,9 @@ typedef struct run_opts {
     int no_sandbox, keep, verbose, hold;
     char *const *plugin_args;
     size_t nplugin_args;
+    const char *plugins_file;   /* --plugins */
+    char **add_plugins;         /* --add-plugin */
+    size_t nadd_plugins;
 } run_opts;
 
 typedef struct run {
@@ -127,15 +154,14 @@ typedef struct run {
     mk_kubelet *kubelet;    /* the built-in kubelet (sandbox mode) */
     mk_kube *kube;          /* the API server (cluster mode) */
     mk_nodesrc *src;        /* whichever of the two the suites read */
-    mk_super *super;
+    mk_plugin_specs specs;  /* --plugins, --add-plugin */
+    mk_plugset *ps;         /* the plugins, under supervision */
     mk_gfd *gfd;            /* --gfd */
     mk_debugsrv *debug;     /* `debug: true`: /metrics on debugListen */
-    mk_plugin_cmd cmd;
     mk_report rep;
     double start, last_wait_line;
     _Atomic int stopping;   /* kubelet events from here on are the run ending, not news */
-    _Atomic unsigned registrations, lists;   /* kubelet events so far (restart_and_register) */
-    int (*restart)(mk_suite_env *env, char *err, size_t errlen);   /* the runenv's */
+    int (*restart)(mk_suite_env *env, const char *name, char *err, size_t errlen);   /* the runenv's */
 } run;
 
 /* --- options -------------------------------------------------------------------- */
@@ -153,7 +179,7 @@ static int parse_duration_opt(const char *what, const char *s, double *out)
 static int parse_args(int argc, char **argv, run_opts *o)
 {
     enum { O_JUNIT = 1, O_REPORT, O_REGISTER, O_PLUGIN, O_NODE, O_NOSANDBOX, O_RESTART, O_KEEP,
-           O_KUBECONFIG, O_CONTEXT, O_CLUSTER, O_HOLD, O_GFD, O_GFD_ARG };
+           O_KUBECONFIG, O_CONTEXT, O_CLUSTER, O_HOLD, O_GFD, O_GFD_ARG, O_PLUGINS, O_ADD_PLUGIN };
     static const struct option longopts[] = {
         {"config", required_argument, 0, 'c'}, {"suite", required_argument, 0, 's'},
         {"junit", required_argument, 0, O_JUNIT}, {"report", required_argument, 0, O_REPORT},
@@ -164,6 +190,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"kubeconfig", required_argument, 0, O_KUBECONFIG}, {"context", required_argument, 0, O_CONTEXT},
         {"cluster", no_argument, 0, O_CLUSTER}, {"hold", no_argument, 0, O_HOLD},
         {"gfd", optional_argument, 0, O_GFD}, {"gfd-arg", required_argument, 0, O_GFD_ARG},
+        {"plugins", required_argument, 0, O_PLUGINS}, {"add-plugin", required_argument, 0, O_ADD_PLUGIN},
         {"verbose", no_argument, 0, 'v'}, MK_COMMON_OPTS,
         {0, 0, 0, 0}
     };
@@ -194,6 +221,15 @@ static int parse_args(int argc, char **argv, run_opts *o)
                 return MK_EXIT_USAGE;
             break;
         case O_PLUGIN: o->plugin = optarg; break;
+        case O_PLUGINS: o->plugins_file = optarg; break;
+        case O_ADD_PLUGIN: {
+            char **v = realloc(o->add_plugins, (o->nadd_plugins + 1) * sizeof *v);
+            if (!v)
+                return MK_EXIT_ENV;
+            o->add_plugins = v;
+            o->add_plugins[o->nadd_plugins++] = optarg;
+            break;
+        }
         case 'e': {
             if (!strchr(optarg, '=') || optarg[0] == '=')
                 return mk_usage_error("run", "--env takes NAME=VALUE, not '%s'", optarg);
@@ -254,6 +290,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
                               "mode the node's own GFD labels it and the API server shows them");
     if (o->ngfd_args && !o->gfd)
         return mk_usage_error("run", "--gfd-arg needs --gfd");
+    if ((o->plugins_file || o->nadd_plugins) && (o->plugin || o->nplugin_args))
+        return mk_usage_error("run", "name the plugins either with --plugins/--add-plugin or "
+                              "with --plugin/-- COMMAND, not both (the one plugin of -- is a "
+                              "--add-plugin 'NAME=COMMAND ...' among several)");
     return 0;
 }
 
@@ -268,10 +308,27 @@ static void print_diags(const mk_diags *d)
     }
 }
 
+/* --plugins and --add-plugin, in that order; 0, or MK_EXIT_USAGE. */
+static int load_plugins(run *r, mk_diags *d)
+{
+    char err[1024];
+    if (r->o.plugins_file && mk_plugin_specs_load(&r->specs, r->o.plugins_file, d) != 0)
+        return MK_EXIT_USAGE;
+    for (size_t i = 0; i < r->o.nadd_plugins; i++)
+        if (mk_plugin_specs_add_arg(&r->specs, r->o.add_plugins[i], err, sizeof err) != 0)
+            return mk_usage_error("run", "%s", err);
+    return 0;
+}
+
 static int load_inputs(run *r)
 {
     mk_diags d;
     mk_diags_init(&d);
+    if (load_plugins(r, &d) != 0) {
+        print_diags(&d);
+        mk_diags_free(&d);
+        return MK_EXIT_USAGE;
+    }
     if (r->o.config && !realpath(r->o.config, r->config_abs)) {
         mk_err("run", "%s: %s", r->o.config, strerror(errno));
         return MK_EXIT_USAGE;
@@ -286,8 +343,9 @@ static int load_inputs(run *r)
                 const mk_blob *b = mk_blob_find(mk_suite_blobs, "cluster-smoke");
                 if (b && (r->suites[0] = mk_suite_load_mem("cluster-smoke.yaml", b->data, b->len, &d)))
                     r->nsuites = 1;
-            } else {
-                /* written for this universe and the plugin's MIG strategy */
+            } else if (!r->specs.n) {
+                /* written for this universe and the plugin's MIG strategy;
+                 * several plugins have the `plugins` suite instead */
                 char *smoke = mk_smoke_suite(r->u, mk_plugin_mig_strategy(r->o.plugin_args,
                                                                           r->o.nplugin_args, r->o.env));
                 if (smoke && (r->suites[0] = mk_suite_load_mem("smoke.yaml", smoke, strlen(smoke), &d)))
@@ -356,15 +414,32 @@ static void progress_done(void)
 static void on_kubelet(void *ctx, const mk_kubelet_event *ev)
 {
     run *r = ctx;
-    if (ev->kind == MK_KL_REGISTERED)
-        r->registrations++;
-    else if (ev->kind == MK_KL_DEVICES)
-        r->lists++;
+    mk_plugset_event(r->ps, ev, mk_now_s() - r->start);
     if (r->stopping)
         return;
+    int several = mk_plugset_several(r->ps);
+    const char *who = ev->plugin ? ev->plugin : "?";
     switch (ev->kind) {
     case MK_KL_REGISTERED:
-        progress(r, "%s registered (socket %s)", ev->resource, ev->endpoint ? ev->endpoint : "?");
+        if (several)
+            progress(r, "%s registered by plugin '%s' (socket %s)", ev->resource, who,
+                     ev->endpoint ? ev->endpoint : "?");
+        else
+            progress(r, "%s registered (socket %s)", ev->resource,
+                     ev->endpoint ? ev->endpoint : "?");
+        break;
+    case MK_KL_REPLACED:
+        progress(r, "%s: plugin '%s' replaced plugin '%s' (the last registration wins; the "
+                 "devices of '%s' left the node)", ev->resource, who, ev->other, ev->other);
+        break;
+    /* Findings about the plugins themselves: said even under --quiet. */
+    case MK_KL_CLASH:
+        mk_err("run", "error: %s", ev->msg);
+        break;
+    case MK_KL_STALE_LIST:
+        mk_err("run", "warning: plugin '%s' sent %s's device list on the endpoint a later "
+               "registration replaced; kubelet v1.20 takes it (%zu of %zu healthy now)", who,
+               ev->resource, ev->healthy, ev->total);
         break;
     case MK_KL_DEVICES:
         progress(r, "%s: %zu of %zu devices healthy", ev->resource, ev->healthy, ev->total);
@@ -418,14 +493,56 @@ static int registered(const run *r, mk_nodesrc *src, uint64_t *version, size_t *
     return seen;
 }
 
-/* The plugin's last `lines` log lines, for a report to own; NULL when out
- * of memory. */
+/* The plugins' last `lines` log lines, for a report to own; NULL when
+ * out of memory. */
 static char *log_tail(run *r, size_t lines)
 {
-    char *tail = malloc(65536);
-    if (tail)
-        mk_super_log_tail(r->super, tail, 65536, lines);
-    return tail;
+    return mk_runplugins_log_tail(mk_plugset_runplugins(r->ps), mk_plugset_count(r->ps), lines);
+}
+
+/* Several plugins: whether every one has registered, lost its socket to
+ * another or failed for good (the `plugins` suite reports it; the others
+ * go on). The names of those
+ * still awaited into `missing`; *failed: how many failed. */
+static int each_registered(run *r, char *missing, size_t len, size_t *failed)
+{
+    size_t n = mk_plugset_count(r->ps), at = 0;
+    *failed = 0;
+    missing[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mk_super_status(mk_plugset_super(r->ps, i), NULL, NULL, NULL, 0) == MK_SUPER_FAILED)
+            (*failed)++;
+        else if (!mk_plugset_settled(r->ps, i) && at < len)
+            at += (size_t)snprintf(missing + at, len - at, "%s'%s'", at ? ", " : "",
+                                   mk_plugset_name(r->ps, i));
+    }
+    return !missing[0];
+}
+
+/* Whether every plugin failed for good. The one plugin's crashes and last
+ * exit, failed or not, into *crashes and last; with several, those of the
+ * ones that failed. */
+static int plugins_failed(run *r, unsigned *crashes, char *last, size_t len)
+{
+    size_t n = mk_plugset_count(r->ps), failed = 0, at = 0;
+    *crashes = 0;
+    last[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c;
+        char one[600];
+        int gone = mk_super_status(mk_plugset_super(r->ps, i), &c, NULL, one, sizeof one) ==
+                   MK_SUPER_FAILED;
+        failed += gone;
+        if (n == 1) {
+            *crashes = c;
+            snprintf(last, len, "%s", one);
+        } else if (gone && at < len) {
+            *crashes += c;
+            at += (size_t)snprintf(last + at, len - at, "%splugin '%s' %s", at ? "; " : "",
+                                   mk_plugset_name(r->ps, i), one);
+        }
+    }
+    return failed == n;
 }
 
 /* Waits until a resource with devices is registered, then until nothing
@@ -442,15 +559,20 @@ static int wait_registered(run *r)
     uint64_t seen = 0;
     size_t nres = 0;
     char err[512];
-    while (!registered(r, src, &seen, &nres)) {
+    char missing[512] = "";
+    size_t failed = 0;
+    while (!registered(r, src, &seen, &nres) ||
+           !each_registered(r, missing, sizeof missing, &failed)) {
         unsigned crashes;
-        char last[600];
-        if (mk_super_status(r->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
+        char last[2400];
+        if (plugins_failed(r, &crashes, last, sizeof last)) {
             progress_done();
             char *tail = log_tail(r, 60);
             mk_rcase *c = mk_report_error(&r->rep, "mokka-run", "plugin starts and registers",
-                                          "the plugin %s and crashed %u time%s; it never "
-                                          "registered", last, crashes, crashes == 1 ? "" : "s");
+                                          "%s%s and crashed %u time%s; %s registered",
+                                          mk_plugset_several(r->ps) ? "" : "the plugin ", last,
+                                          crashes, crashes == 1 ? "" : "s",
+                                          mk_plugset_several(r->ps) ? "none" : "it never");
             if (c && tail)
                 c->output = tail;
             else
@@ -462,8 +584,10 @@ static int wait_registered(run *r)
             char *tail = log_tail(r, 60);
             /* A plugin that crashed and is waiting to be started again
              * says so, not only that it did not register. */
-            char crashed[700] = "";
-            if (crashes)
+            char crashed[3000] = "";
+            if (*missing && mk_plugset_several(r->ps))
+                snprintf(crashed, sizeof crashed, " (not registered: %s)", missing);
+            else if (crashes)
                 snprintf(crashed, sizeof crashed, " (it crashed %u time%s; last it %s)", crashes,
                          crashes == 1 ? "" : "s", last);
             mk_rcase *c =
@@ -514,9 +638,17 @@ static int wait_registered(run *r)
 
 /* --- the run ----------------------------------------------------------------------- */
 
+static void identify(void *ctx, const char *path, char *name, size_t len, char *shadowed,
+                     size_t slen)
+{
+    run *r = ctx;
+    mk_plugset_identify(r->ps, path, name, len, shadowed, slen);
+}
+
 static int open_kubelet(run *r, char *err, size_t errlen)
 {
-    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = on_kubelet, .event_ctx = r };
+    mk_kubelet_opts ko = { .node_name = r->u->node, .on_event = on_kubelet, .event_ctx = r,
+                           .identify = identify };
     if (!(r->kubelet = mk_kubelet_start(r->sb.kubelet_dir, &ko, err, errlen))) {
         mk_err("run", "built-in kubelet: %s", err);
         mk_report_error(&r->rep, "mokka-run", "built-in kubelet", "%s", err);
@@ -562,7 +694,12 @@ static int open_cluster(run *r, char *err, size_t errlen)
 static int start_gfd(run *r, const mk_plugenv_opts *po)
 {
     char err[1024];
-    const char *mig = mk_plugin_mig_strategy(r->o.plugin_args, r->o.nplugin_args, r->o.env);
+    /* Several plugins: GFD labels as the first one serves. */
+    const mk_plugin_spec *first = r->specs.n ? &r->specs.v[0] : NULL;
+    const char *mig = first ? mk_plugin_mig_strategy(first->args, first->nargs, first->env)
+                            : mk_plugin_mig_strategy(r->o.plugin_args, r->o.nplugin_args, r->o.env);
+    if (first && !mig)
+        mig = mk_plugin_mig_strategy(NULL, 0, r->o.env);
     mk_gfd_start_opts go = { { r->o.gfd_path, NULL, NULL, mig,
                                r->o.gfd_args, r->o.ngfd_args },
                              po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit, r->src };
@@ -619,8 +756,7 @@ static int start(run *r)
         progress(r, "what mokka starts ends with it: %s", how);
         progress_done();
     }
-    if (mk_plugin_resolve(r->o.plugin, r->o.plugin_args, r->o.nplugin_args, &r->cmd, err, sizeof err) ||
-        mk_lib_path(lib_dir, sizeof lib_dir, lib_file, sizeof lib_file, err, sizeof err)) {
+    if (mk_lib_path(lib_dir, sizeof lib_dir, lib_file, sizeof lib_file, err, sizeof err)) {
         mk_err("run", "%s", err);
         mk_report_error(&r->rep, "mokka-run", "plugin starts and registers", "%s", err);
         return MK_EXIT_ENV;
@@ -652,21 +788,23 @@ static int start(run *r)
                            .state_dir = r->run_dir, .node_name = r->o.node, .extra = r->o.env,
                            .kubelet_socket = !sandbox && strcmp(r->sb.kubelet_dir, MK_KUBELET_DIR)
                                              ? kubelet_sock : NULL };
-    char log_path[4300];
-    snprintf(log_path, sizeof log_path, "%s/plugin.log", r->run_dir);
-    mk_super_opts so = { r->cmd.argv, NULL, &r->sb, log_path, r->o.verbose, r->o.restart_limit, 1,
-                         "plugin" };
-    if (mk_plugin_env(&r->cmd, &po, err, sizeof err) == 0) {
-        so.envp = r->cmd.envp;
-        r->super = mk_super_start(&so, err, sizeof err);
-    }
-    if (!r->super) {
+    if (r->o.cluster)
+        mk_plugset_blind(r->ps);
+    mk_plugset_opts so = { &r->specs, r->o.plugin, r->o.plugin_args, r->o.nplugin_args, r->o.env,
+                           &po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit };
+    if (mk_plugset_start(r->ps, &so, err, sizeof err) != 0) {
         mk_err("run", "%s", err);
         mk_report_error(&r->rep, "mokka-run", "plugin starts and registers", "%s", err);
         return MK_EXIT_ENV;
     }
-    progress(r, "started %s %s", r->cmd.argv[0],
-             r->o.cluster ? "under the node's kubelet" : sandbox ? "in the sandbox" : "on the host's paths");
+    const char *where = r->o.cluster ? "under the node's kubelet"
+                      : sandbox ? "in the sandbox" : "on the host's paths";
+    for (size_t i = 0; i < mk_plugset_count(r->ps); i++)
+        if (mk_plugset_several(r->ps))
+            progress(r, "started plugin '%s': %s %s", mk_plugset_name(r->ps, i),
+                     mk_plugset_path(r->ps, i), where);
+        else
+            progress(r, "started %s %s", mk_plugset_path(r->ps, i), where);
     progress_done();
     if (r->o.gfd && (start_gfd(r, &po) != 0 || wait_labels(r) != 0))
         return MK_EXIT_ENV;
@@ -677,38 +815,70 @@ static int start(run *r)
  * plugin, then this waits until the new one has registered every resource
  * again and sent its first device list, so that the case checks the new
  * plugin and not the devices the old one left unhealthy. */
-static int restart_and_register(mk_suite_env *env, char *err, size_t errlen)
+/* How many resources the plugin called name serves now (name NULL: all). */
+static size_t served_by(mk_nodesrc *src, const char *name)
+{
+    mk_nv_nodes ns;
+    char err[256];
+    size_t n = 0;
+    if (src->snapshot(src, &ns, err, sizeof err) != 0)
+        return 0;
+    for (size_t i = 0; i < ns.n; i++)
+        for (size_t j = 0; j < ns.node[i].nres; j++)
+            n += !name || (ns.node[i].res[j].plugin && strcmp(ns.node[i].res[j].plugin, name) == 0);
+    mk_nv_nodes_free(&ns);
+    return n;
+}
+
+static int restart_and_register(mk_suite_env *env, const char *name, char *err, size_t errlen)
 {
     run *r = env->user;
     mk_nodesrc *src = mk_kubelet_nodesrc(r->kubelet);
     uint64_t seen = 0;
-    size_t want = 0, now_registered;
+    size_t now_registered;
     char why[256];
-    registered(r, src, &seen, &want);
-    unsigned regs = r->registrations, lists = r->lists;
-    if (r->restart(env, err, errlen) != 0)
+    registered(r, src, &seen, &now_registered);
+    /* A plugin another one replaced serves nothing now, yet registers again. */
+    size_t want = served_by(src, name);
+    if (!want)
+        want = 1;
+    unsigned regs0, lists0, regs, lists;
+    mk_plugset_counts(r->ps, name, &regs0, &lists0);
+    if (r->restart(env, name, err, errlen) != 0)
         return -1;
     double deadline = mk_now_s() + r->o.register_timeout;
-    while (r->registrations - regs < want || r->lists - lists < want) {
+    const char *who = name ? name : "the plugin";
+    for (;;) {
+        mk_plugset_counts(r->ps, name, &regs, &lists);
+        if (regs - regs0 >= want && lists - lists0 >= want)
+            return 0;
         unsigned crashes;
-        char last[600];
-        if (mk_super_status(r->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
-            snprintf(err, errlen, "after the restart the plugin %s; it crashed %u time%s in all, "
-                     "more than --restart-limit allows", last, crashes, crashes == 1 ? "" : "s");
-            return -1;
+        char last[2400];
+        size_t n = mk_plugset_count(r->ps);
+        for (size_t i = 0; i < n; i++) {
+            if (name && strcmp(mk_plugset_name(r->ps, i), name) != 0)
+                continue;
+            if (mk_super_status(mk_plugset_super(r->ps, i), &crashes, NULL, last, sizeof last) ==
+                MK_SUPER_FAILED) {
+                snprintf(err, errlen, "after the restart %s%s%s %s; it crashed %u time%s in all, "
+                         "more than --restart-limit allows", n > 1 ? "plugin '" : "the plugin",
+                         n > 1 ? mk_plugset_name(r->ps, i) : "", n > 1 ? "'" : "", last, crashes,
+                         crashes == 1 ? "" : "s");
+                return -1;
+            }
         }
         if (mk_cancel || mk_now_s() >= deadline) {
-            snprintf(err, errlen, "%s: %u of %zu resources registered again",
-                     mk_cancel ? "cancelled while the plugin registered again"
-                               : "the plugin did not register again within --register-timeout",
-                     r->registrations - regs, want);
+            snprintf(err, errlen, "%s%s%s: %u of %zu resources registered again",
+                     mk_cancel ? "cancelled while " : "", who,
+                     mk_cancel ? " registered again" : " did not register again within "
+                                                      "--register-timeout",
+                     regs - regs0, want);
             return -1;
         }
         /* Events follow the view's changes closely: look again soon. */
         src->wait_change(src, seen, 50, why, sizeof why);
         registered(r, src, &seen, &now_registered);
     }
-    return 0;
 }
 
 static int run_suites(run *r)
@@ -716,10 +886,12 @@ static int run_suites(run *r)
     mk_runenv env;
     unsigned caps = r->o.cluster ? MK_ENV_NODE_OBJECTS
                   : MK_ENV_DEVICE_LIST | (r->gfd ? MK_ENV_LABELS : 0);
-    if (mk_runenv_init(&env, r->src, caps, r->u, r->run_dir, r->super) != 0)
+    if (mk_runenv_init(&env, r->src, caps, r->u, r->run_dir, mk_plugset_runplugins(r->ps),
+                       mk_plugset_count(r->ps)) != 0)
         return MK_EXIT_ENV;
     env.env.cancel = &mk_cancel;
-    mk_runenv_exec_in(&env, &r->sb, r->cmd.envp);
+    /* exec steps start from the (first) plugin's environment */
+    mk_runenv_exec_in(&env, &r->sb, mk_plugset_envp(r->ps, 0));
     if (r->kubelet) {
         r->restart = env.env.restart_plugin;
         env.env.restart_plugin = restart_and_register;
@@ -768,10 +940,15 @@ static int finish(run *r, int rc)
 {
     r->stopping = 1;
     int sig = mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM;
+    size_t nplugins = mk_plugset_count(r->ps);
+    /* What each plugin served, as the suites left it, before they stop. */
+    mk_nv_nodes last_view = { 0 };
+    char why[256];
+    int have_view = r->kubelet && nplugins &&
+                    r->src->snapshot(r->src, &last_view, why, sizeof why) == 0;
     if (r->gfd)
         mk_gfd_stop(r->gfd, sig);
-    if (r->super)
-        mk_super_stop(r->super, sig, 10000);
+    mk_plugset_stop(r->ps, sig, 10000);
     mk_rcase *ended = NULL;
     if (mk_cancel == SIGALRM)
         ended = mk_report_error(&r->rep, "mokka-run", "run finishes in time",
@@ -779,21 +956,27 @@ static int finish(run *r, int rc)
     else if (mk_cancel)
         ended = mk_report_error(&r->rep, "mokka-run", "run finishes",
                                 "interrupted by %s", strsignal(mk_cancel));
-    if (r->super) {
-        /* How the plugin took being stopped early. */
+    if (nplugins) {
+        /* How the plugins took being stopped early. */
         if (ended)
             ended->output = log_tail(r, 60);
-        unsigned crashes;
-        char last[600];
-        mk_super_status(r->super, &crashes, NULL, last, sizeof last);
-        if (crashes)
-            mk_info("run", "the plugin crashed %u time%s during the run (last: %s)", crashes,
-                    crashes == 1 ? "" : "s", last);
+        for (size_t i = 0; i < nplugins; i++) {
+            unsigned crashes;
+            char last[600];
+            mk_super_status(mk_plugset_super(r->ps, i), &crashes, NULL, last, sizeof last);
+            if (crashes)
+                mk_info("run", "%s%s%s crashed %u time%s during the run (last: %s)",
+                        nplugins > 1 ? "plugin '" : "the plugin",
+                        nplugins > 1 ? mk_plugset_name(r->ps, i) : "", nplugins > 1 ? "'" : "",
+                        crashes, crashes == 1 ? "" : "s", last);
+        }
         mk_rsuite *s = r->rep.n ? r->rep.suites[0] : NULL;
         if (s && !s->output)
-            s->output = log_tail(r, 200);
-        mk_super_free(r->super);
+            s->output = log_tail(r, nplugins > 1 ? 100 : 200);
+        mk_plugset_report(r->ps, &r->rep, have_view && last_view.n ? &last_view.node[0] : NULL);
     }
+    if (have_view)
+        mk_nv_nodes_free(&last_view);
     if (r->gfd)
         report_gfd(r);
     mk_debugsrv_stop(r->debug);
@@ -811,7 +994,8 @@ static int finish(run *r, int rc)
     if (r->run_dir[0]) {
         if (r->o.keep) {
             mk_statedir_keep(r->run_dir);
-            mk_info("run", "run directory kept: %s (live state, plugin.log)", r->run_dir);
+            mk_info("run", "run directory kept: %s (live state, %s)", r->run_dir,
+                    nplugins > 1 ? "plugin-NAME.log" : "plugin.log");
         } else
             mk_statedir_remove(r->run_dir);
     }
@@ -844,9 +1028,16 @@ static void hold(run *r)
     mk_info("run", "suites done; holding the plugin until SIGINT or SIGTERM");
     mk_fagent *agent = r->o.cluster ? start_agent(r) : NULL;
     while (!mk_cancel) {
-        if (mk_super_status(r->super, NULL, NULL, NULL, 0) == MK_SUPER_FAILED) {
-            mk_err("run", "the plugin failed while held");
-            mk_report_error(&r->rep, "mokka-run", "plugin keeps running", "the plugin failed while held");
+        unsigned crashes;
+        char last[2400];
+        plugins_failed(r, &crashes, last, sizeof last);
+        if (*last && (mk_plugset_several(r->ps) ||
+                      mk_super_status(mk_plugset_super(r->ps, 0), NULL, NULL, NULL, 0) ==
+                      MK_SUPER_FAILED)) {
+            mk_err("run", "%s failed while held: %s", mk_plugset_several(r->ps) ? "a plugin"
+                   : "the plugin", last);
+            mk_report_error(&r->rep, "mokka-run", "plugin keeps running", "%s failed while held: "
+                            "%s", mk_plugset_several(r->ps) ? "a plugin" : "the plugin", last);
             break;
         }
         if (agent && mk_fagent_failed(agent, err, sizeof err)) {
@@ -866,11 +1057,13 @@ static void release(run *r)
         mk_suite_free(r->suites[i]);
     free(r->suites);
     mk_universe_free(r->u);
-    mk_plugin_cmd_free(&r->cmd);
+    mk_plugset_free(r->ps);
+    mk_plugin_specs_free(&r->specs);
     mk_report_free(&r->rep);
     free(r->o.suites);
     free(r->o.env);
     free(r->o.gfd_args);
+    free(r->o.add_plugins);
 }
 
 int cmd_run(int argc, char **argv)
@@ -878,6 +1071,7 @@ int cmd_run(int argc, char **argv)
     run r;
     memset(&r, 0, sizeof r);
     r.start = mk_now_s();
+    r.ps = mk_plugset_new();
     mk_report_init(&r.rep);
     int rc = parse_args(argc, argv, &r.o);
     if (rc == 0)

@@ -32,6 +32,12 @@ const grpc_channel_args *mk_rpc_channel_args(void)
           .value.integer = MK_RPC_MAX_MESSAGE },
         { .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
           .value.integer = MK_RPC_MAX_MESSAGE },
+        /* Each channel its own connection, as each grpc.Dial of the
+         * kubelet: gRPC core otherwise shares one connection among channels
+         * to the same address, and a plugin that bound a socket path another
+         * plugin had would be dialled over the other's old connection. */
+        { .type = GRPC_ARG_INTEGER, .key = GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL,
+          .value.integer = 1 },
     };
     static const grpc_channel_args set = { sizeof args / sizeof args[0], args };
     return &set;

@@ -207,6 +207,7 @@ void mk_kubelet_stop(mk_kubelet *k)
 
     /* No Register after this; one in progress has finished. */
     mk_rpc_server_stop(k->srv);
+    mk_kl_close_stale(k);
     for (size_t i = 0; i < k->nres; i++) {
         pthread_mutex_lock(&k->mu);
         mk_kl_conn *c = k->res[i].conn;

@@ -9,6 +9,18 @@
  * ones. When a plugin's stream ends its devices turn unhealthy (allocatable
  * 0) until it registers again, as in the kubelet once the endpoint is gone.
  *
+ * Several plugins, as kubelet v1.20's device manager (manager.go) treats
+ * them: each Register is an endpoint of its own, keyed by resource name; a
+ * second Register of a name replaces the first (the new plugin's device
+ * list is the resource's from then on), but the replaced endpoint is never
+ * stopped: its stream stays open, and a device list it still sends
+ * overwrites the resource's as the kubelet's callback does (reported as
+ * MK_KL_STALE_LIST). A stream that ends takes down only the resource it is
+ * the current endpoint of. What the kubelet cannot see, a caller that knows
+ * the processes can (opts.identify): which plugin serves an endpoint, so
+ * that a replacement names both plugins and two plugins at one socket path
+ * (the second unlinked the first's socket) are reported (MK_KL_CLASH).
+ *
  * Files: kubelet.c (lifecycle, Registration), kubelet_plugin.c (plugin
  * connections and ListAndWatch), kubelet_nodesrc.c (the mk_nodesrc),
  * resource_name.c (extended resource names). */
@@ -25,7 +37,10 @@ typedef enum mk_kubelet_event_kind {
     MK_KL_REJECTED,     /* a Register was refused; msg says why */
     MK_KL_DEVICES,      /* a device list arrived: healthy of total */
     MK_KL_STREAM_ENDED, /* a plugin's ListAndWatch ended (plugin gone); msg */
-    MK_KL_ERROR         /* anything else that went wrong; msg */
+    MK_KL_ERROR,        /* anything else that went wrong; msg */
+    MK_KL_REPLACED,     /* a Register took a resource another plugin served; other */
+    MK_KL_CLASH,        /* two plugins registered from one socket path; other, msg */
+    MK_KL_STALE_LIST    /* a replaced endpoint sent devices, applied as v1.20 does */
 } mk_kubelet_event_kind;
 
 typedef struct mk_kubelet_event {
@@ -34,6 +49,8 @@ typedef struct mk_kubelet_event {
     const char *endpoint;   /* NULL when unknown */
     size_t healthy, total;  /* MK_KL_DEVICES */
     const char *msg;        /* NULL for REGISTERED and DEVICES */
+    const char *plugin;     /* the plugin serving the endpoint (opts.identify), or NULL */
+    const char *other;      /* REPLACED, CLASH: the other plugin ("" unknown) */
 } mk_kubelet_event;
 
 typedef struct mk_kubelet_opts {
@@ -45,6 +62,14 @@ typedef struct mk_kubelet_opts {
      * its lock held; must not call mk_kubelet_stop. */
     void (*on_event)(void *ctx, const mk_kubelet_event *ev);
     void *event_ctx;
+    /* Optional: the name of the plugin listening on the socket `path` (a
+     * registration's endpoint) into name, "" when unknown; into shadowed,
+     * another plugin still listening on a socket bound to that path, whose
+     * file the first unlinked ("" none). Called on the Registration thread
+     * while the plugin waits for its answer (its socket is listening),
+     * without the kubelet's lock. */
+    void (*identify)(void *ctx, const char *path, char *name, size_t len, char *shadowed,
+                     size_t slen);
 } mk_kubelet_opts;
 
 /* Creates `dir` if needed and serves Registration on <dir>/kubelet.sock. A

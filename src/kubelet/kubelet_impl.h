@@ -20,6 +20,8 @@
 typedef struct mk_kl_conn {
     mk_kubelet *k;
     char *resource, *endpoint;
+    char plugin[64];         /* opts.identify's answer; "" when unknown */
+    char shadowed[64];       /* the plugin whose socket file this one's replaced; "" none */
     mk_rpc_channel *ch;
     mk_rpc_watch *watch;
     int pre_start_required, get_preferred_allocation;
@@ -44,6 +46,8 @@ struct mk_kubelet {
     uint64_t version;
     mk_kl_resource *res;     /* sorted by name */
     size_t nres;
+    mk_kl_conn **stale;      /* replaced endpoints, still followed (v1.20 never stops them) */
+    size_t nstale;
     int users;               /* node-source calls in progress; stop waits for them */
     int stopping;
 };
@@ -52,6 +56,9 @@ struct mk_kubelet {
 void mk_kl_changed_locked(mk_kubelet *k);
 void mk_kl_emit(mk_kubelet *k, mk_kubelet_event_kind kind, const char *resource,
                 const char *endpoint, size_t healthy, size_t total, const char *msg);
+/* The same for a connection: its resource, endpoint and plugin. */
+void mk_kl_emit_conn(const mk_kl_conn *c, mk_kubelet_event_kind kind, size_t healthy,
+                     size_t total, const char *other, const char *msg);
 mk_kl_resource *mk_kl_find_locked(mk_kubelet *k, const char *name);
 
 /* kubelet_plugin.c */
@@ -59,9 +66,14 @@ mk_kl_resource *mk_kl_find_locked(mk_kubelet *k, const char *name);
  * on failure. */
 mk_kl_conn *mk_kl_connect(mk_kubelet *k, const char *resource, const char *endpoint,
                           char *err, size_t errlen);
+/* Closes every replaced endpoint still followed (at stop). */
+void mk_kl_close_stale(mk_kubelet *k);
 /* Makes conn the resource's registration (reporting MK_KL_REGISTERED) and
- * starts following its ListAndWatch; the registration it replaces is
- * closed. Takes conn; -1 and err on failure. */
+ * starts following its ListAndWatch; the registration it replaces stays
+ * followed as a stale endpoint (kubelet v1.20 never stops it). A plugin
+ * other than the one it replaces, or than one serving another resource
+ * from the same endpoint, is reported (REPLACED, CLASH). Takes conn; -1
+ * and err on failure. */
 int mk_kl_install(mk_kubelet *k, mk_kl_conn *conn, char *err, size_t errlen);
 /* Stops following the stream (joining its thread) and drops the resource's
  * reference. */

@@ -29,6 +29,7 @@ static int snapshot(mk_nodesrc *s, mk_nv_nodes *out, char *err, size_t errlen)
                 .name = r->name, .capacity = (long long)r->ndev, .allocatable = healthy,
                 .ndev = r->ndev, .dev = r->dev,
                 .endpoint = r->conn ? r->conn->endpoint : NULL,
+                .plugin = r->conn && *r->conn->plugin ? r->conn->plugin : NULL,
                 .get_preferred_allocation = r->conn && r->conn->get_preferred_allocation,
                 .pre_start_required = r->conn && r->conn->pre_start_required,
             };

@@ -1,7 +1,8 @@
 /* kubelet_plugin.c - the built-in kubelet's connections to device plugins:
  * dialling a plugin back, its options, following its ListAndWatch stream
- * into the resource table, replacing a registration, and what a plugin's
- * disappearance does to its devices. */
+ * into the resource table, replacing a registration (the replaced one
+ * stays followed, as in kubelet v1.20), and what a plugin's disappearance
+ * does to its devices. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,9 @@ mk_kl_conn *mk_kl_connect(mk_kubelet *k, const char *resource, const char *endpo
     c->refs = 1;
     char addr[4200], why[512];
     snprintf(addr, sizeof addr, "unix:%s/%s", k->dir, endpoint);
+    if (k->opts.identify)
+        k->opts.identify(k->opts.event_ctx, addr + 5, c->plugin, sizeof c->plugin, c->shadowed,
+                         sizeof c->shadowed);
     c->ch = mk_rpc_dial(addr, k->opts.dial_timeout_ms, why, sizeof why);
     if (!c->ch) {
         snprintf(err, errlen, "cannot reach the device plugin for %s: %s", resource, why);
@@ -88,6 +92,16 @@ static int is_current_locked(mk_kl_conn *c)
     return r && r->conn == c && !c->closing && !c->k->stopping;
 }
 
+/* A replaced endpoint still followed: kubelet v1.20's device callback
+ * takes its lists like the current one's (it never asks who sent them). */
+static int is_stale_locked(mk_kl_conn *c)
+{
+    for (size_t i = 0; i < c->k->nstale; i++)
+        if (c->k->stale[i] == c)
+            return !c->closing && !c->k->stopping;
+    return 0;
+}
+
 void mk_kl_on_list(void *ctx, const uint8_t *msg, size_t len)
 {
     mk_kl_conn *c = ctx;
@@ -102,8 +116,8 @@ void mk_kl_on_list(void *ctx, const uint8_t *msg, size_t len)
     size_t total = n;
 
     pthread_mutex_lock(&k->mu);
-    int current = is_current_locked(c);
-    if (current) {
+    int current = is_current_locked(c), stale = !current && is_stale_locked(c);
+    if (current || stale) {
         /* Swap the new list in; the old one is freed below. */
         mk_kl_resource *res = mk_kl_find_locked(k, c->resource);
         mk_nv_device *old = res->dev;
@@ -117,7 +131,11 @@ void mk_kl_on_list(void *ctx, const uint8_t *msg, size_t len)
     pthread_mutex_unlock(&k->mu);
     mk_dp_free_devices(dev, n);
     if (current)
-        mk_kl_emit(k, MK_KL_DEVICES, c->resource, c->endpoint, healthy, total, NULL);
+        mk_kl_emit_conn(c, MK_KL_DEVICES, healthy, total, NULL, NULL);
+    else if (stale)
+        mk_kl_emit_conn(c, MK_KL_STALE_LIST, healthy, total, NULL,
+                        "a replaced endpoint sent its device list and it replaced the "
+                        "resource's, as kubelet v1.20 does (it never stops a replaced endpoint)");
 }
 
 /* The plugin is gone: its devices stay in capacity but none is
@@ -141,7 +159,7 @@ static void on_end(void *ctx, int code, const char *msg)
 {
     mk_kl_conn *c = ctx;
     if (plugin_gone(c))
-        mk_kl_emit(c->k, MK_KL_STREAM_ENDED, c->resource, c->endpoint, 0, 0, msg);
+        mk_kl_emit_conn(c, MK_KL_STREAM_ENDED, 0, 0, NULL, msg);
 }
 
 /* The resource's slot in the sorted table, added if new. */
@@ -166,13 +184,52 @@ static mk_kl_resource *slot_locked(mk_kubelet *k, const char *name)
     return &k->res[at];
 }
 
+/* Another plugin's current registration served from c's endpoint: the
+ * socket path c's plugin now listens on was theirs (the newer plugin
+ * unlinked it; identify may see that too, as c->shadowed, even when the
+ * other plugin's registration reached c's plugin). Its name into other;
+ * 0 when none. */
+static int clash_locked(mk_kubelet *k, const mk_kl_conn *c, char *other, size_t len)
+{
+    for (size_t i = 0; i < k->nres; i++) {
+        const mk_kl_conn *o = k->res[i].conn;
+        if (o && o != c && strcmp(o->endpoint, c->endpoint) == 0 && *o->plugin && *c->plugin &&
+            strcmp(o->plugin, c->plugin) != 0) {
+            snprintf(other, len, "%s", o->plugin);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Keeps the replaced endpoint followed; 0, or -1 when out of memory (then
+ * it is closed, the one thing v1.20 would not do). */
+static int keep_stale_locked(mk_kubelet *k, mk_kl_conn *old)
+{
+    mk_kl_conn **grown = realloc(k->stale, (k->nstale + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    k->stale = grown;
+    k->stale[k->nstale++] = old;
+    return 0;
+}
+
 int mk_kl_install(mk_kubelet *k, mk_kl_conn *c, char *err, size_t errlen)
 {
+    char replaced[64] = "", clashed[64] = "";
     pthread_mutex_lock(&k->mu);
     mk_kl_resource *res = k->stopping ? NULL : slot_locked(k, c->resource);
     mk_kl_conn *old = res ? res->conn : NULL;
     if (res) {
+        if (old && strcmp(old->plugin, c->plugin) != 0)
+            snprintf(replaced, sizeof replaced, "%s", old->plugin);
+        if (*c->shadowed)
+            snprintf(clashed, sizeof clashed, "%s", c->shadowed);
+        else
+            clash_locked(k, c, clashed, sizeof clashed);
         res->conn = c;
+        if (old && keep_stale_locked(k, old) == 0)
+            old = NULL;
         mk_kl_changed_locked(k);
     }
     pthread_mutex_unlock(&k->mu);
@@ -183,7 +240,16 @@ int mk_kl_install(mk_kubelet *k, mk_kl_conn *c, char *err, size_t errlen)
     }
     /* Before the stream starts, so that progress reads "registered", then
      * "devices". */
-    mk_kl_emit(k, MK_KL_REGISTERED, c->resource, c->endpoint, 0, 0, NULL);
+    mk_kl_emit_conn(c, MK_KL_REGISTERED, 0, 0, NULL, NULL);
+    if (*replaced)
+        mk_kl_emit_conn(c, MK_KL_REPLACED, 0, 0, replaced, NULL);
+    if (*clashed) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "plugins '%s' and '%s' both serve from the socket %s: '%s' "
+                 "removed the socket file of '%s' and bound its own, so the kubelet reaches "
+                 "only '%s' there", clashed, c->plugin, c->endpoint, c->plugin, clashed, c->plugin);
+        mk_kl_emit_conn(c, MK_KL_CLASH, 0, 0, clashed, msg);
+    }
 
     V1beta1__Empty empty = V1BETA1__EMPTY__INIT;
     mk_rpc_buf req = { 0 };
@@ -201,6 +267,19 @@ int mk_kl_install(mk_kubelet *k, mk_kl_conn *c, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+void mk_kl_close_stale(mk_kubelet *k)
+{
+    pthread_mutex_lock(&k->mu);
+    mk_kl_conn **stale = k->stale;
+    size_t n = k->nstale;
+    k->stale = NULL;
+    k->nstale = 0;
+    pthread_mutex_unlock(&k->mu);
+    for (size_t i = 0; i < n; i++)
+        mk_kl_close(stale[i]);
+    free(stale);
 }
 
 void mk_kl_close(mk_kl_conn *c)

@@ -17,8 +17,18 @@ void mk_kl_emit(mk_kubelet *k, mk_kubelet_event_kind kind, const char *resource,
 {
     if (!k->opts.on_event)
         return;
-    mk_kubelet_event ev = { kind, resource, endpoint, healthy, total, msg };
+    mk_kubelet_event ev = { kind, resource, endpoint, healthy, total, msg, NULL, NULL };
     k->opts.on_event(k->opts.event_ctx, &ev);
+}
+
+void mk_kl_emit_conn(const mk_kl_conn *c, mk_kubelet_event_kind kind, size_t healthy,
+                     size_t total, const char *other, const char *msg)
+{
+    if (!c->k->opts.on_event)
+        return;
+    mk_kubelet_event ev = { kind, c->resource, c->endpoint, healthy, total, msg,
+                            *c->plugin ? c->plugin : NULL, other };
+    c->k->opts.on_event(c->k->opts.event_ctx, &ev);
 }
 
 mk_kl_resource *mk_kl_find_locked(mk_kubelet *k, const char *name)

@@ -26,6 +26,7 @@ void mk_nv_node_free(mk_nv_node *n)
         mk_nv_resource *r = &n->res[i];
         free(r->name);
         free(r->endpoint);
+        free(r->plugin);
         for (size_t j = 0; j < r->ndev; j++)
             free(r->dev[j].id);
         free(r->dev);
@@ -91,7 +92,7 @@ static int kv_copy(mk_nv_kv **dst, size_t *ndst, const mk_nv_kv *src, size_t n)
 static int res_copy(mk_nv_resource *d, const mk_nv_resource *s)
 {
     *d = *s;
-    d->name = d->endpoint = NULL;
+    d->name = d->endpoint = d->plugin = NULL;
     d->ndev = 0;
     d->dev = s->ndev ? calloc(s->ndev, sizeof *d->dev) : NULL;
     if (s->ndev && !d->dev)
@@ -102,7 +103,8 @@ static int res_copy(mk_nv_resource *d, const mk_nv_resource *s)
         if (sdup(&d->dev[j].id, s->dev[j].id))
             return -1;
     }
-    return sdup(&d->name, s->name) || sdup(&d->endpoint, s->endpoint) ? -1 : 0;
+    return sdup(&d->name, s->name) || sdup(&d->endpoint, s->endpoint) ||
+           sdup(&d->plugin, s->plugin) ? -1 : 0;
 }
 
 static int node_copy(mk_nv_node *d, const mk_nv_node *s)

@@ -24,6 +24,7 @@ typedef struct mk_nv_resource {
     size_t ndev;           /* 0 in cluster mode: the API server has no device list */
     mk_nv_device *dev;
     char *endpoint;        /* plugin socket name (built-in kubelet only) */
+    char *plugin;          /* the supervised plugin that serves it (mokka run), or NULL */
     int get_preferred_allocation; /* plugin options (built-in kubelet only) */
     int pre_start_required;
 } mk_nv_resource;

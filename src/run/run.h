@@ -10,6 +10,8 @@
 #include "universe.h"
 #include "state.h"
 #include "suite/suite.h"
+#include "kubelet/kubelet.h"
+#include "report/report.h"
 
 /* sandbox.c: the GPU-node sandbox: a private mount namespace in which the
  * paths a device plugin reads show Mokka's own files.
@@ -95,8 +97,13 @@ mk_super *mk_super_start(const mk_super_opts *o, char *err, size_t errlen);
 int mk_super_restart(mk_super *s, char *err, size_t errlen);
 /* Sends sig to the plugin's group, waits up to timeout_ms, then SIGKILLs. */
 void mk_super_stop(mk_super *s, int sig, int timeout_ms);
+/* The same for n supervisors at once: sig to every group, then one
+ * timeout_ms for all of them before the SIGKILLs. */
+void mk_super_stop_all(mk_super *const *v, size_t n, int sig, int timeout_ms);
 void mk_super_free(mk_super *s);
 
+/* The plugin's process (the leader of its group), 0 while none runs. */
+pid_t mk_super_pid(mk_super *s);
 mk_super_state mk_super_status(mk_super *s, unsigned *crashes, unsigned *restarts,
                                char *last_exit, size_t len);
 /* The last max_lines lines of output, oldest first, in buf; what the
@@ -162,6 +169,100 @@ int mk_plugin_env(mk_plugin_cmd *c, const mk_plugenv_opts *o, char *err, size_t 
 void mk_plugin_cmd_free(mk_plugin_cmd *c);
 
 
+/* plugspec.c: the plugins `mokka run` supervises side by side, from a run
+ * file (--plugins FILE: `plugins:`, a list of name, command, args, env,
+ * log) and from --add-plugin 'NAME=[VAR=VALUE...] COMMAND [ARG...]'. */
+#define MK_PLUGIN_NAME_MAX 40
+#define MK_PLUGINS_MAX 8
+typedef struct mk_plugin_spec {
+    char *name;       /* a-z, 0-9, '-': it names the log file and report cases */
+    char **args;      /* the command (as given, looked up on PATH) and its arguments */
+    size_t nargs;
+    char **env;       /* NAME=VALUE over -e's, NULL-terminated (may be NULL) */
+    size_t nenv;
+    char *log;        /* where its log goes; NULL: RUN_DIR/plugin-NAME.log */
+    char *where;      /* "FILE:LINE:COL" or "--add-plugin NAME", for messages */
+    char *file;       /* the run file, or NULL (--add-plugin) */
+    int line;         /* of its entry there */
+} mk_plugin_spec;
+typedef struct mk_plugin_specs {
+    mk_plugin_spec *v;
+    size_t n;
+} mk_plugin_specs;
+/* 0 when name is a plugin name; else -1 and why. */
+int mk_plugin_name_check(const char *name, char *why, size_t len);
+/* One --add-plugin; 0, or -1 with err (a bad or taken name, no command). */
+int mk_plugin_specs_add_arg(mk_plugin_specs *s, const char *arg, char *err, size_t errlen);
+/* A run file's plugins; 0, or -1 with diagnostics at file:line:col. */
+int mk_plugin_specs_load(mk_plugin_specs *s, const char *path, mk_diags *d);
+void mk_plugin_specs_free(mk_plugin_specs *s);
+
+/* sockowner.c: which of the process groups pgids[0..n) holds the Unix
+ * socket listening at `path` now (the one whose file it is: of two
+ * plugins that bound the same path, the later); its index, or -1. Another
+ * group that still listens on a socket bound to the same file name (whose
+ * file the owner unlinked) into *shadowed, else -1. */
+int mk_sock_owner(const char *path, const pid_t *pgids, size_t n, int *shadowed);
+
+/* A supervised plugin as the suites see it. */
+typedef struct mk_runplugin {
+    const char *name;
+    mk_super *super;
+} mk_runplugin;
+
+/* plugset.c: the plugins of one run, each under a supervisor of its own,
+ * in one sandbox, with what the built-in kubelet said about each. */
+typedef struct mk_plugset mk_plugset;
+typedef struct mk_plugset_opts {
+    const mk_plugin_specs *specs;   /* several plugins; NULL or none: the one below */
+    const char *plugin;             /* --plugin */
+    char *const *args;              /* after -- */
+    size_t nargs;
+    char *const *env;               /* -e, for every plugin (NULL-terminated, may be NULL) */
+    const mk_plugenv_opts *penv;    /* the rest of the environment (extra is set here) */
+    const mk_sandbox *sandbox;
+    const char *run_dir;
+    int verbose;
+    unsigned restart_limit;
+} mk_plugset_opts;
+mk_plugset *mk_plugset_new(void);
+/* Resolves and starts every plugin; 0, or -1 with err naming the plugin
+ * (a command not found, a fork that failed). What started is stopped by
+ * mk_plugset_stop. */
+int mk_plugset_start(mk_plugset *ps, const mk_plugset_opts *o, char *err, size_t errlen);
+size_t mk_plugset_count(const mk_plugset *ps);
+int mk_plugset_several(const mk_plugset *ps);
+const mk_runplugin *mk_plugset_runplugins(const mk_plugset *ps);
+const char *mk_plugset_name(const mk_plugset *ps, size_t i);
+mk_super *mk_plugset_super(const mk_plugset *ps, size_t i);
+const char *mk_plugset_path(const mk_plugset *ps, size_t i);   /* its executable */
+char *const *mk_plugset_envp(const mk_plugset *ps, size_t i);
+const char *mk_plugset_log(const mk_plugset *ps, size_t i);
+/* The kubelet's identify hook (ctx: the plugset). */
+void mk_plugset_identify(void *ctx, const char *path, char *name, size_t len, char *shadowed,
+                         size_t slen);
+/* Records a kubelet event, t seconds into the run (any thread). */
+void mk_plugset_event(mk_plugset *ps, const mk_kubelet_event *ev, double t);
+/* Registrations and device lists so far of the plugin called name, or of
+ * all of them (name NULL). */
+void mk_plugset_counts(mk_plugset *ps, const char *name, unsigned *regs, unsigned *lists);
+/* Cluster mode: the node's own kubelet takes the registrations, which this
+ * process does not see; the report says so instead of "never registered". */
+void mk_plugset_blind(mk_plugset *ps);
+/* Whether plugin i has registered, lost its socket path to another
+ * plugin (a clash, reported), or failed for good: nothing more to wait for. */
+int mk_plugset_settled(mk_plugset *ps, size_t i);
+/* Plugin i's last lines, malloc'd (NULL when out of memory). */
+char *mk_plugset_log_tail(mk_plugset *ps, size_t i, size_t lines);
+/* sig to every plugin at once, SIGKILL to those left after timeout_ms. */
+void mk_plugset_stop(mk_plugset *ps, int sig, int timeout_ms);
+/* With several plugins: the `plugins` suite of rep, one case per plugin
+ * (ERROR: failed past --restart-limit, or never registered) listing what
+ * it serves on node (may be NULL) and what the kubelet saw, and a FAIL for
+ * plugins that served from one socket. */
+void mk_plugset_report(mk_plugset *ps, mk_report *rep, const mk_nv_node *node);
+void mk_plugset_free(mk_plugset *ps);
+
 /* runenv.c: the suite environment of `mokka run`: a node source (the
  * built-in kubelet, or the API server in cluster mode), faults and values
  * that reach the running library through its live-state file, plugin
@@ -170,7 +271,8 @@ void mk_plugin_cmd_free(mk_plugin_cmd *c);
 typedef struct mk_runenv {
     mk_suite_env env;          /* first, so callbacks can cast back */
     const mk_universe *u;
-    mk_super *super;           /* NULL when nothing is supervised */
+    const mk_runplugin *plugins;   /* none when nothing is supervised */
+    size_t nplugins;
     char state_path[4300];     /* <state dir>/state */
     mk_state st;
     int st_open;
@@ -184,9 +286,17 @@ typedef struct mk_runenv {
 /* Fills the environment. With a universe u the variables are gpus, node,
  * driver, and per GPU uuid.<i>, bus.<i>, name.<i>, mig.<i> (MIG devices on
  * GPU i), and migs (all MIG devices). Without a state_dir the suite cannot
- * inject or set; without super it cannot restart the plugin. */
+ * inject or set; without plugins it cannot restart one or tell their
+ * state (the array stays the caller's). */
 int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_universe *u,
-                   const char *state_dir, mk_super *super);
+                   const char *state_dir, const mk_runplugin *plugins, size_t nplugins);
+/* The plugin called name (NULL: the only one); NULL with err naming the
+ * plugins there are. */
+const mk_runplugin *mk_runenv_plugin(const mk_runenv *r, const char *name, char *err,
+                                     size_t errlen);
+/* The last `lines` lines of each plugin, under "--- plugin NAME ---" when
+ * there are several; malloc'd, NULL when out of memory. */
+char *mk_runplugins_log_tail(const mk_runplugin *v, size_t n, size_t lines);
 /* Adds or replaces a variable ("NAME=VALUE", as --var gives it). */
 int mk_runenv_var(mk_runenv *r, const char *assignment);
 void mk_runenv_free(mk_runenv *r);

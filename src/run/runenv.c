@@ -71,20 +71,81 @@ static int do_set(mk_suite_env *env, unsigned gpu, const char *metric, const cha
     return 0;
 }
 
-static int do_restart(mk_suite_env *env, char *err, size_t errlen)
+const mk_runplugin *mk_runenv_plugin(const mk_runenv *r, const char *name, char *err,
+                                     size_t errlen)
+{
+    if (!name && r->nplugins == 1)
+        return &r->plugins[0];
+    for (size_t i = 0; name && i < r->nplugins; i++)
+        if (strcmp(r->plugins[i].name, name) == 0)
+            return &r->plugins[i];
+    int n = name ? snprintf(err, errlen, "no plugin is named '%s'; the plugins are ", name)
+                 : snprintf(err, errlen, "%zu plugins run; name one of ", r->nplugins);
+    for (size_t i = 0; i < r->nplugins && n >= 0 && (size_t)n < errlen; i++)
+        n += snprintf(err + n, errlen - (size_t)n, "%s'%s'", i ? ", " : "", r->plugins[i].name);
+    return NULL;
+}
+
+/* name NULL: every plugin, one after the other. */
+static int do_restart(mk_suite_env *env, const char *name, char *err, size_t errlen)
 {
     mk_runenv *r = (mk_runenv *)env;
-    return mk_super_restart(r->super, err, errlen);
+    if (name) {
+        const mk_runplugin *p = mk_runenv_plugin(r, name, err, errlen);
+        return p ? mk_super_restart(p->super, err, errlen) : -1;
+    }
+    for (size_t i = 0; i < r->nplugins; i++)
+        if (mk_super_restart(r->plugins[i].super, err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+static int do_plugin_state(mk_suite_env *env, const char *name, mk_plugin_info *out,
+                           char *err, size_t errlen)
+{
+    static const char *const states[] = { "running", "restarting", "failed", "stopped" };
+    mk_runenv *r = (mk_runenv *)env;
+    const mk_runplugin *p = mk_runenv_plugin(r, name, err, errlen);
+    if (!p)
+        return -1;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", p->name);
+    mk_super_state st = mk_super_status(p->super, &out->crashes, &out->restarts, out->last_exit,
+                                        sizeof out->last_exit);
+    out->state = states[st];
+    out->running = st == MK_SUPER_RUNNING;
+    return 0;
+}
+
+char *mk_runplugins_log_tail(const mk_runplugin *v, size_t n, size_t lines)
+{
+    size_t len = 64 * 1024;
+    char *buf = malloc(len), *one = n > 1 ? malloc(len) : NULL;
+    if (!buf || (n > 1 && !one)) {
+        free(one);
+        free(buf);
+        return NULL;
+    }
+    if (n == 1) {
+        mk_super_log_tail(v[0].super, buf, len, lines);
+        return buf;
+    }
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && at < len; i++) {
+        mk_super_log_tail(v[i].super, one, len, lines);
+        int k = snprintf(buf + at, len - at, "%s--- plugin %s ---\n%s", at ? "\n" : "",
+                         v[i].name, one);
+        at = k < 0 ? len : at + (size_t)k;
+    }
+    free(one);
+    return buf;
 }
 
 static char *do_log_tail(mk_suite_env *env)
 {
     mk_runenv *r = (mk_runenv *)env;
-    size_t len = 64 * 1024;
-    char *buf = malloc(len);
-    if (buf)
-        mk_super_log_tail(r->super, buf, len, 60);
-    return buf;
+    return mk_runplugins_log_tail(r->plugins, r->nplugins, r->nplugins > 1 ? 40 : 60);
 }
 
 static int add_var(mk_runenv *r, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -112,11 +173,12 @@ static int add_var(mk_runenv *r, const char *name, const char *fmt, ...)
 }
 
 int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_universe *u,
-                   const char *state_dir, mk_super *super)
+                   const char *state_dir, const mk_runplugin *plugins, size_t nplugins)
 {
     memset(r, 0, sizeof *r);
     r->u = u;
-    r->super = super;
+    r->plugins = plugins;
+    r->nplugins = nplugins;
     r->env.src = src;
     r->env.caps = caps;
     if (state_dir && u) {
@@ -124,8 +186,9 @@ int mk_runenv_init(mk_runenv *r, mk_nodesrc *src, unsigned caps, const mk_univer
         r->env.inject = do_inject;
         r->env.set = do_set;
     }
-    r->env.restart_plugin = super ? do_restart : NULL;
-    r->env.log_tail = super ? do_log_tail : NULL;
+    r->env.restart_plugin = nplugins ? do_restart : NULL;
+    r->env.plugin_state = nplugins ? do_plugin_state : NULL;
+    r->env.log_tail = nplugins ? do_log_tail : NULL;
     r->env.progress = mk_suite_progress_stderr;
     if (!u)
         return 0;

@@ -58,7 +58,7 @@ struct mk_super {
  * gpu-feature-discovery with it (both are mokka's children). */
 static struct {
     pthread_mutex_t mu;
-    pid_t pid[16];
+    pid_t pid[32];   /* MK_PLUGINS_MAX plugins, GFD, exec steps' own supervisors */
 } live = { PTHREAD_MUTEX_INITIALIZER, {0} };
 
 static void live_set(pid_t old, pid_t pid)
@@ -437,15 +437,23 @@ static int wait_gone(mk_super *s, double deadline)
     return 1;
 }
 
-void mk_super_stop(mk_super *s, int sig, int timeout_ms)
+/* No more restarts; sig to the group of a plugin that runs. */
+static void tell_stop_locked(mk_super *s, int sig)
 {
-    pthread_mutex_lock(&s->lock);
     s->stopping = 1;
     if (s->state == MK_SUPER_BACKOFF)
         s->state = MK_SUPER_STOPPED;
     if (s->pid > 0) {
         kill(-s->pid, sig);
         poke(s);
+    }
+}
+
+void mk_super_stop(mk_super *s, int sig, int timeout_ms)
+{
+    pthread_mutex_lock(&s->lock);
+    tell_stop_locked(s, sig);
+    if (s->pid > 0) {
         if (!wait_gone(s, mk_now_s() + timeout_ms / 1000.0)) {
             kill(-s->pid, SIGKILL);
             poke(s);
@@ -454,6 +462,22 @@ void mk_super_stop(mk_super *s, int sig, int timeout_ms)
     }
     pthread_mutex_unlock(&s->lock);
     reap_orphans();
+}
+
+void mk_super_stop_all(mk_super *const *v, size_t n, int sig, int timeout_ms)
+{
+    /* Every group told first, so that they wind down together and n
+     * plugins take one grace period, not n of them. */
+    for (size_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&v[i]->lock);
+        tell_stop_locked(v[i], sig);
+        pthread_mutex_unlock(&v[i]->lock);
+    }
+    double deadline = mk_now_s() + timeout_ms / 1000.0;
+    for (size_t i = 0; i < n; i++) {
+        double left = deadline - mk_now_s();
+        mk_super_stop(v[i], sig, left > 0 ? (int)(left * 1000) : 0);
+    }
 }
 
 /* The watcher thread does every spawn after the first, so the pipes are
@@ -481,6 +505,14 @@ int mk_super_restart(mk_super *s, char *err, size_t errlen)
     }
     pthread_mutex_unlock(&s->lock);
     return rc;
+}
+
+pid_t mk_super_pid(mk_super *s)
+{
+    pthread_mutex_lock(&s->lock);
+    pid_t pid = s->pid;
+    pthread_mutex_unlock(&s->lock);
+    return pid;
 }
 
 mk_super_state mk_super_status(mk_super *s, unsigned *crashes, unsigned *restarts,

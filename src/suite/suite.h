@@ -105,6 +105,16 @@ enum {
     MK_ENV_LABELS = 4         /* labels alone (gpu-feature-discovery under mokka run --gfd) */
 };
 
+/* A supervised plugin's state, for `expect: plugin:` (mokka run). */
+typedef struct mk_plugin_info {
+    char name[64];
+    int running;              /* its process is up (not backing off, failed or stopped) */
+    const char *state;        /* "running", "restarting", "failed", "stopped" */
+    unsigned restarts;        /* restarts asked for (restart-plugin) */
+    unsigned crashes;         /* exits nobody asked for */
+    char last_exit[600];      /* "exited with status 1", "" when it never exited */
+} mk_plugin_info;
+
 typedef struct mk_suite_env mk_suite_env;
 struct mk_suite_env {
     mk_nodesrc *src;
@@ -121,7 +131,14 @@ struct mk_suite_env {
     int (*inject_nodes)(mk_suite_env *env, const mk_inject *inj, char *err, size_t errlen);
     int (*set)(mk_suite_env *env, unsigned gpu, const char *metric, const char *value,
                char *err, size_t errlen);
-    int (*restart_plugin)(mk_suite_env *env, char *err, size_t errlen);
+    /* name NULL: every supervised plugin (`restart-plugin: true`), else the
+     * one named (`restart-plugin: NAME`); err names the plugins there are
+     * when none is called so. */
+    int (*restart_plugin)(mk_suite_env *env, const char *name, char *err, size_t errlen);
+    /* Optional: the state of the plugin called name (NULL: the only one);
+     * 0, or -1 with err. */
+    int (*plugin_state)(mk_suite_env *env, const char *name, mk_plugin_info *out,
+                        char *err, size_t errlen);
     /* Runs an exec step's command and waits for it (or its timeout, or
      * *cancel); -1 with err only when it could not be started at all. */
     int (*exec)(mk_suite_env *env, const mk_exec_req *req, mk_exec_res *res,

@@ -33,6 +33,11 @@ static void detail_resource(mk_xctx *c)
     mk_sb line = MK_SB_INIT;
     mk_sb_printf(&line, "%s on node %s: capacity %lld, allocatable %lld", r->name,
                  c->node->name, r->capacity, r->allocatable);
+    /* Which plugin serves it, when several could (mokka run). */
+    if (r->plugin)
+        mk_sb_printf(&line, ", served by plugin '%s'", r->plugin);
+    if (r->endpoint)
+        mk_sb_printf(&line, " (socket %s)", r->endpoint);
     if (c->env->caps & MK_ENV_DEVICE_LIST) {
         mk_sb_printf(&line, ", %zu device%s listed", r->ndev, r->ndev == 1 ? "" : "s");
         const char *sep = ", unhealthy: ";

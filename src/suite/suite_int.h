@@ -182,6 +182,7 @@ extern const mk_xkind mk_xk_capacity, mk_xk_allocatable, mk_xk_devices,
 extern const mk_xkind mk_xk_allocate, mk_xk_preferred;
 extern const mk_xkind mk_xk_condition, mk_xk_label, mk_xk_annotation, mk_xk_taint;
 extern const mk_xkind mk_xk_exit, mk_xk_stdout, mk_xk_stderr;
+extern const mk_xkind mk_xk_plugin, mk_xk_served_by;   /* suite_expect_plugstate.c */
 
 /* --- exec steps (suite_exec.c) ---------------------------------------------- */
 
@@ -228,6 +229,7 @@ typedef struct mk_case {
     mk_setop *set;
     size_t nset;
     int restart;
+    char *restart_name;        /* restart-plugin: NAME; NULL with restart: every plugin */
     long long wait_ms;
     mk_execstep *exec;
     size_t nexec;

@@ -300,9 +300,32 @@ static int parse_skip(const mk_ynode *n, mk_case *c, mk_diags *d)
     return 0;
 }
 
+/* restart-plugin: true (every plugin), false, or the name of one. */
+static int parse_restart(mk_case *c, const mk_ynode *n, mk_diags *d)
+{
+    const char *s;
+    mk_diags quiet;
+    mk_diags_init(&quiet);
+    int is_bool = n->kind == MK_Y_SCALAR && !n->quoted &&
+                  mk_ybool(n, "restart-plugin", &c->restart, &quiet) == 0;
+    mk_diags_free(&quiet);
+    if (is_bool)
+        return 0;
+    if (mk_ystr(n, "restart-plugin", &s, d) != 0)
+        return -1;
+    if (!*s) {
+        mk_yerr(d, n, "restart-plugin is true (every plugin) or the name of a plugin, not empty");
+        return -1;
+    }
+    c->restart = 1;
+    c->restart_name = mk_xstrdup(s);
+    return 0;
+}
+
 static void case_free(mk_case *c)
 {
     free(c->name);
+    free(c->restart_name);
     free(c->skip);
     for (size_t i = 0; i < c->ninj; i++)
         inject_free(&c->inj[i]);
@@ -360,7 +383,7 @@ static int parse_case(const mk_ynode *m, mk_case *c, long long timeout_ms, mk_di
     if ((n = mk_yget(m, "set")))
         bad |= each_map(n, "set", "{gpu: 3, temperature: 90}", parse_set, c, d) != 0;
     if ((n = mk_yget(m, "restart-plugin")))
-        bad |= mk_ybool(n, "restart-plugin", &c->restart, d) != 0;
+        bad |= parse_restart(c, n, d) != 0;
     if ((n = mk_yget(m, "wait")))
         bad |= mk_ydur(n, "wait", &c->wait_ms, d) != 0;
     if ((n = mk_yget(m, "exec")))

@@ -261,8 +261,9 @@ static int do_actions(runner *r, char *err, size_t errlen)
                      "run it", e->src->kind);
             return -1;
         }
-        if (e->restart_plugin(e, why, sizeof why) != 0) {
-            snprintf(err, errlen, "restart-plugin failed: %s", why);
+        if (e->restart_plugin(e, c->restart_name, why, sizeof why) != 0) {
+            snprintf(err, errlen, "restart-plugin%s%s failed: %s", c->restart_name ? " " : "",
+                     c->restart_name ? c->restart_name : "", why);
             return -1;
         }
     }

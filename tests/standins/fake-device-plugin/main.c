@@ -22,13 +22,15 @@
 
 static const char usage[] =
     "usage: fake-device-plugin [--kubelet-socket PATH] [--resource-name NAME]\n"
-    "                          [--fail-on-init-error[=true|false]]\n"
+    "                          [--endpoint FILE] [--fail-on-init-error[=true|false]]\n"
     "A stand-in for NVIDIA's device plugin, for Mokka's tests: it lists the GPUs\n"
     "that libnvidia-ml.so.1 reports and offers them to the kubelet.\n"
     "  --kubelet-socket PATH   the kubelet's registration socket; the plugin's own\n"
     "                          socket goes in the same directory (env KUBELET_SOCKET;\n"
     "                          default /var/lib/kubelet/device-plugins/kubelet.sock)\n"
     "  --resource-name NAME    the resource to register (default nvidia.com/gpu)\n"
+    "  --endpoint FILE         its socket's name in the kubelet's directory (default\n"
+    "                          nvidia-<name>.sock, as NVIDIA names it after the resource)\n"
     "  --fail-on-init-error    exit 1 when NVML cannot be initialised (default true;\n"
     "                          env FAIL_ON_INIT_ERROR); false: wait without GPUs\n";
 
@@ -49,6 +51,7 @@ static int parse_flags(int argc, char **argv, mk_plugin *p)
     static const struct option opts[] = {
         { "kubelet-socket", required_argument, 0, 'k' },
         { "resource-name", required_argument, 0, 'r' },
+        { "endpoint", required_argument, 0, 'e' },
         { "fail-on-init-error", optional_argument, 0, 'f' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
@@ -56,6 +59,7 @@ static int parse_flags(int argc, char **argv, mk_plugin *p)
     const char *env = getenv("KUBELET_SOCKET");
     p->kubelet_socket = env && *env ? env : "/var/lib/kubelet/device-plugins/kubelet.sock";
     p->resource = "nvidia.com/gpu";
+    const char *endpoint = NULL;
     p->fail_on_init_error = 1;
     if ((env = getenv("FAIL_ON_INIT_ERROR")) && *env && parse_bool(env, &p->fail_on_init_error)) {
         fprintf(stderr, "fake-device-plugin: FAIL_ON_INIT_ERROR=%s is not true or false\n", env);
@@ -65,6 +69,7 @@ static int parse_flags(int argc, char **argv, mk_plugin *p)
         switch (c) {
         case 'k': p->kubelet_socket = optarg; break;
         case 'r': p->resource = optarg; break;
+        case 'e': endpoint = optarg; break;
         case 'f':
             if (!optarg)
                 p->fail_on_init_error = 1;
@@ -78,17 +83,22 @@ static int parse_flags(int argc, char **argv, mk_plugin *p)
         default:  fputs(usage, stderr); return 2;
         }
     }
-    if (optind < argc || p->kubelet_socket[0] != '/' || !strchr(p->resource, '/')) {
+    if (optind < argc || p->kubelet_socket[0] != '/' || !strchr(p->resource, '/') ||
+        (endpoint && (!*endpoint || strchr(endpoint, '/')))) {
         fprintf(stderr, "fake-device-plugin: %s\n", optind < argc ? "unexpected arguments"
                 : p->kubelet_socket[0] != '/' ? "--kubelet-socket must be an absolute path"
-                : "--resource-name must be domain/name");
+                : !strchr(p->resource, '/') ? "--resource-name must be domain/name"
+                : "--endpoint is a file name in the kubelet's directory");
         return 2;
     }
     char copy[4096];
     snprintf(copy, sizeof copy, "%s", p->kubelet_socket);
     snprintf(p->dir, sizeof p->dir, "%s", dirname(copy));
     /* NVIDIA names its socket nvidia-<name>.sock after the resource. */
-    snprintf(p->endpoint, sizeof p->endpoint, "nvidia-%s.sock", strchr(p->resource, '/') + 1);
+    if (endpoint)
+        snprintf(p->endpoint, sizeof p->endpoint, "%s", endpoint);
+    else
+        snprintf(p->endpoint, sizeof p->endpoint, "nvidia-%s.sock", strchr(p->resource, '/') + 1);
     snprintf(p->socket, sizeof p->socket, "%s/%s", p->dir, p->endpoint);
     return 0;
 }

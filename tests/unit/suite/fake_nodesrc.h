@@ -25,6 +25,7 @@ struct fake {
     int snapshots, waits, fail_snapshot, fail_wait;
     /* actions seen */
     int injects, sets, restarts, fail_actions;
+    char restarted[64];        /* the last restart-plugin's name, "" for every plugin */
     mk_inject last_inject;
     char last_set[128];
     void (*on_inject)(fake *f, const mk_inject *inj);
@@ -176,10 +177,11 @@ static inline int fake_set(mk_suite_env *env, unsigned gpu, const char *metric,
     return 0;
 }
 
-static inline int fake_restart(mk_suite_env *env, char *err, size_t len)
+static inline int fake_restart(mk_suite_env *env, const char *name, char *err, size_t len)
 {
     fake *f = env->user;
     f->restarts++;
+    snprintf(f->restarted, sizeof f->restarted, "%s", name ? name : "");
     if (f->fail_actions) {
         snprintf(err, len, "plugin did not come back");
         return -1;

@@ -119,8 +119,8 @@ static const struct { const char *yaml, *errors; } bad[] = {
      "t.yaml:3:11: error: wait must be a duration such as 500ms, 30s, 5m or 1h, not a map\n"},
     {"cases:\n"
         "  - name: a\n"
-        "    restart-plugin: maybe\n",
-     "t.yaml:3:21: error: restart-plugin: expected true or false, got 'maybe'\n"},
+        "    restart-plugin: \"\"\n",
+     "t.yaml:3:21: error: restart-plugin is true (every plugin) or the name of a plugin, not empty\n"},
     {"cases:\n"
         "  - name: a\n"
         "    expecct: {capacity: 1}\n",

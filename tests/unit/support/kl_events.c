@@ -19,13 +19,17 @@ struct mk_kl_events {
 static void record(void *ctx, const mk_kubelet_event *ev)
 {
     static const char *const kinds[] = {
-        "REGISTERED", "REJECTED", "DEVICES", "STREAM_ENDED", "ERROR",
+        "REGISTERED", "REJECTED", "DEVICES", "STREAM_ENDED", "ERROR", "REPLACED", "CLASH",
+        "STALE_LIST",
     };
     mk_kl_events *e = ctx;
     char l[300];
     const char *res = ev->resource ? ev->resource : "-";
-    if (ev->kind == MK_KL_DEVICES)
+    if (ev->kind == MK_KL_DEVICES || ev->kind == MK_KL_STALE_LIST)
         snprintf(l, sizeof l, "%s %s %zu/%zu", kinds[ev->kind], res, ev->healthy, ev->total);
+    else if (ev->kind == MK_KL_REPLACED || ev->kind == MK_KL_CLASH)
+        snprintf(l, sizeof l, "%s %s %s %s", kinds[ev->kind], res, ev->plugin ? ev->plugin : "-",
+                 ev->other);
     else if (ev->kind == MK_KL_REGISTERED)
         snprintf(l, sizeof l, "%s %s %s", kinds[ev->kind], res, ev->endpoint);
     else
@@ -34,6 +38,16 @@ static void record(void *ctx, const mk_kubelet_event *ev)
     if (e->n < MAXEV)
         memcpy(e->line[e->n++], l, sizeof l);
     pthread_mutex_unlock(&e->mu);
+}
+
+/* The plugin behind an endpoint is named after its socket file, as the
+ * test plugins name their endpoints. */
+static void identify(void *ctx, const char *path, char *name, size_t len, char *shadowed,
+                     size_t slen)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(name, len, "%s", slash ? slash + 1 : path);
+    snprintf(shadowed, slen, "%s", "");
 }
 
 mk_kubelet *mk_kl_events_start_kubelet(const char *dir, mk_kl_events **e)
@@ -46,6 +60,7 @@ mk_kubelet *mk_kl_events_start_kubelet(const char *dir, mk_kl_events **e)
     mk_kubelet_opts o = {
         .on_event = record,
         .event_ctx = *e,
+        .identify = identify,
     };
     char err[512];
     mk_kubelet *k = mk_kubelet_start(dir, &o, err, sizeof err);

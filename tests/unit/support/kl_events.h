@@ -2,7 +2,10 @@
  * lines to wait on and check:
  *   "REGISTERED <resource> <endpoint>"   "REJECTED <resource|-> <msg>"
  *   "DEVICES <resource> <healthy>/<total>"
- *   "STREAM_ENDED <resource> <msg>"      "ERROR <resource|-> <msg>" */
+ *   "STREAM_ENDED <resource> <msg>"      "ERROR <resource|-> <msg>"
+ *   "REPLACED <resource> <plugin> <replaced plugin>"
+ *   "STALE_LIST <resource> <healthy>/<total>"
+ * The plugin behind an endpoint is named after its socket file. */
 #ifndef MOKKA_KL_EVENTS_H
 #define MOKKA_KL_EVENTS_H
 
