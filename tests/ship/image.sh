@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/ship/image.sh - CI check of ci/image/Dockerfile without docker: lints
 # it with dockerfile-utils (npm) and checks that it names what the release
-# and the DaemonSet use: the archive's file name, both stages, the plugin
-# tag argument, and ci/deploy's image name. Exit 1 on any finding.
+# and the DaemonSets use: the archive's file name, the stages, the plugin
+# tag argument, the older plugin where the grey-release overlay looks for
+# it, and ci/deploy's image name. Exit 1 on any finding.
 # shellcheck disable=SC2016 # the Dockerfile's ${...} are matched literally
 set -eu
 cd "$(dirname "$0")/../.."
@@ -13,6 +14,12 @@ bin=$(sh tests/ship/npmtool.sh dockerfile-utils@0.16.3)
 echo "image: dockerfile-utils lint $df: no problems"
 grep -q '^ARG PLUGIN_TAG=' "$df" || fail "$df has no PLUGIN_TAG argument"
 grep -q '^FROM ${PLUGIN_IMAGE}:${PLUGIN_TAG} AS plugin$' "$df" || fail "$df does not start from NVIDIA's plugin image"
+grep -q '^FROM ${PLUGIN_IMAGE}:${OLD_PLUGIN_TAG} AS plugin-old$' "$df" ||
+    fail "$df has no stage for the older plugin line (the grey-release overlay's)"
+old_path=$(sed -n 's/.*MOKKA_DEVICE_PLUGIN_OLD, value: \([^}]*\)}.*/\1/p' \
+    ci/deploy/grey-release/daemonset-grey.yaml)
+grep -q "^COPY --from=plugin-old /usr/bin/nvidia-device-plugin $old_path\$" "$df" ||
+    fail "$df does not put the older plugin where ci/deploy/grey-release looks ($old_path)"
 grep -q '^FROM .* AS mokka$' "$df" || fail "$df has no mokka stage"
 grep -q '^FROM mokka AS device-plugin$' "$df" || fail "$df has no device-plugin stage"
 grep -q 'COPY dist/mokka_${MOKKA_VERSION}_linux_${TARGETARCH}.tar.gz' "$df" ||
