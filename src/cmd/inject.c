@@ -79,7 +79,7 @@ const char cmd_inject_help[] =
     "The fault is one of --xid, --ecc, --lost, --healthy, --set (repeatable), or\n"
     "--fabric-state/--fabric-status/--fabric-health together: a fabric GPUFault\n"
     "states the whole fabric, a part not given being completed, success or no\n"
-    "health condition (GPUs without a fabric go on answering NOT_SUPPORTED);\n"
+    "health condition (an agent rejects it on a GPU without a fabric);\n"
     "--mig, --unset, --fabric-clear, --state-dir and --pid are for a local\n"
     "universe only.\n"
     "\n"

@@ -24,6 +24,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "diag.h"
 #include "fabric.h"
 #include "state.h"
 #include "units.h"
@@ -63,6 +64,8 @@ struct mk_frec {
     int changed;
     mk_frec_log log;
     void *log_ctx;
+    int fabric_asked;           /* has_fabric was looked for (once, at the first fabric fault) */
+    unsigned char *has_fabric;  /* [ndev]: the GPU has an NVLink fabric; NULL: not known */
 };
 
 const char *mk_fr_phase_name(mk_fr_phase p)
@@ -355,6 +358,7 @@ void mk_frec_close(mk_frec *r)
     entries_free(r->hist, r->nhist);
     free(r->out);
     free(r->uuids);
+    free(r->has_fabric);
     mk_state_close(&r->st);
     if (r->lock_fd >= 0)
         close(r->lock_fd);
@@ -364,6 +368,52 @@ void mk_frec_close(mk_frec *r)
 unsigned mk_frec_ngpus(const mk_frec *r)
 {
     return r->ndev;
+}
+
+/* --- GPUs without a fabric ----------------------------------------------------------------- */
+
+/* Which GPUs have an NVLink fabric: the state does not say, the universe it
+ * was made from does. Loaded once, when the first fabric fault comes (other
+ * faults never pay for it), and only trusted when it still describes the
+ * state's GPUs; when it does not load, every GPU is taken to have one and
+ * NVML ignores the fault's word on those that do not. */
+static const unsigned char *fabric_gpus(mk_frec *r)
+{
+    if (r->fabric_asked)
+        return r->has_fabric;
+    r->fabric_asked = 1;
+    mk_diags d;
+    mk_diags_init(&d);
+    const char *cfg = r->st.hdr->config_path;
+    mk_universe *u = mk_universe_load(cfg[0] ? cfg : NULL, r->st.hdr->node, &d);
+    int same = u && u->ndev == r->ndev;
+    for (unsigned g = 0; same && g < r->ndev; g++)
+        same = strcmp(u->dev[g].uuid, r->st.dev[g].uuid) == 0;
+    if (same && (r->has_fabric = calloc(r->ndev + 1, 1)))
+        for (unsigned g = 0; g < r->ndev; g++)
+            r->has_fabric[g] = u->dev[g].fabric.state != MK_FABRIC_NOT_SUPPORTED;
+    if (!same)
+        logf_(r, "warning: the config %s does not describe this state's GPUs now; fabric faults "
+              "are applied to every GPU they name (NVML ignores them on GPUs without a fabric)",
+              cfg[0] ? cfg : "(built-in)");
+    mk_universe_free(u);
+    mk_diags_free(&d);
+    return r->has_fabric;
+}
+
+/* A fabric fault on a GPU without a fabric is refused, as `mokka inject`
+ * refuses it locally: 0, or -1 with why. */
+static int fabric_check(mk_frec *r, const mk_gfault *f, const unsigned char *hit, char *why,
+                        size_t whylen)
+{
+    const unsigned char *has = f->kind == MK_GF_FABRIC ? fabric_gpus(r) : NULL;
+    for (unsigned g = 0; has && g < r->ndev; g++)
+        if (hit[g] && !has[g]) {
+            snprintf(why, whylen, "GPU %u (%s) has no NVLink fabric: its NVML answers "
+                     "NOT_SUPPORTED", g, r->st.dev[g].name);
+            return -1;
+        }
+    return 0;
 }
 
 /* --- acting on the GPUs ------------------------------------------------------------------ */
@@ -442,10 +492,7 @@ static void settle_pins(mk_frec *r, unsigned g, uint32_t metrics)
     }
 }
 
-/* GPU g's fabric: the newest fabric fault's word, or the config's again.
- * Written on a GPU without a fabric too, where NVML never reads it (no
- * override makes a fabric of a GPU that has none): the agent cannot tell
- * which GPUs have one, only the universe can. */
+/* GPU g's fabric: the newest fabric fault's word, or the config's again. */
 static void settle_fabric(mk_frec *r, unsigned g)
 {
     const applied *best = NULL;
@@ -690,7 +737,8 @@ int mk_frec_run(mk_frec *r, const mk_gfault *faults, size_t n, const char *node,
             continue;
         if (!(hit = calloc(r->ndev + 1, 1))) {
             rc = -1;
-        } else if (mk_gfault_gpus(f, r->ndev, r->uuids, hit, why, sizeof why)) {
+        } else if (mk_gfault_gpus(f, r->ndev, r->uuids, hit, why, sizeof why) ||
+                   fabric_check(r, f, hit, why, sizeof why)) {
             rc = add_entry(&fresh, &nfresh, f, MK_FR_REJECTED, why, NULL, r->ndev, now_ms);
         } else if (f->expires_ms && now_ms >= f->expires_ms) {
             rc = add_entry(&fresh, &nfresh, f, MK_FR_EXPIRED, NULL, hit, r->ndev, now_ms);

@@ -4,8 +4,8 @@ server validates against the CRD, the node's agent puts its word on the
 GPUs it names, and NVML (read by `mokka smi --mock -q` on the node's live
 state) reports it; the newest fabric fault wins on a GPU, and clearing
 one gives the GPU the older one's word, then the config's fabric again.
-A GPU without a fabric goes on answering NOT_SUPPORTED. Bad option values
-are usage errors naming the option."""
+A fault that names a GPU without a fabric is Rejected, saying so. Bad
+option values are usage errors naming the option."""
 import os
 import subprocess
 
@@ -94,12 +94,17 @@ class AgentFabricTest(FleetCase):
         self.assertEqual(self.word(1), healthy)
         self.assertEqual(self.word(3), own3)
 
-    def test_gpu_without_fabric_keeps_answering_not_supported(self):
+    def test_gpu_without_fabric_is_rejected(self):
+        # As `mokka inject` refuses it locally: the agent reads which GPUs have a
+        # fabric from the universe its state was made from.
         self.fleet.start()
-        p = self.inject("--node", NODE, "--gpu", "4", "--fabric-state", "notStarted",
+        p = self.inject("--node", NODE, "--gpu", "3-4", "--fabric-state", "notStarted",
                         "--name", "a100", "--wait", "30s")
-        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn(NODE + ": GPU 4 (NVIDIA A100-SXM4-40GB) has no NVLink fabric: its NVML "
+                      "answers NOT_SUPPORTED", p.stdout + p.stderr)
         self.assertEqual(self.fabric()[4], {"State": "N/A", "Status": "N/A"})
+        self.assertEqual(self.word(3)[0], "In Progress")      # nothing of it applied
 
     def test_expiry_restores(self):
         self.fleet.start()
