@@ -6,6 +6,7 @@ state) reports it; the newest fabric fault wins on a GPU, and clearing
 one gives the GPU the older one's word, then the config's fabric again.
 A fault that names a GPU without a fabric is Rejected, saying so. Bad
 option values are usage errors naming the option."""
+import json
 import os
 import subprocess
 
@@ -105,6 +106,31 @@ class AgentFabricTest(FleetCase):
                       "answers NOT_SUPPORTED", p.stdout + p.stderr)
         self.assertEqual(self.fabric()[4], {"State": "N/A", "Status": "N/A"})
         self.assertEqual(self.word(3)[0], "In Progress")      # nothing of it applied
+
+    def test_restarted_agent_keeps_and_then_clears_it(self):
+        # The journal beside the state remembers the fabric word: a restarted
+        # agent does not apply it again, and clears it when it was deleted meanwhile.
+        self.fleet.start()
+        p = self.inject("--node", NODE, "--gpu", "2", "--fabric-status", "timeout", "--name", "fab",
+                        "--wait", "30s")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        holder = subprocess.Popen([MOKKA, "exec", "--state-dir", self.fleet.state_dir(NODE), "--",
+                                   "sleep", "60"], env=self.fleet.env)
+        self.addCleanup(holder.wait)
+        self.addCleanup(holder.kill)
+        self.assertEqual(self.fleet.stop(), {NODE: 0})
+        with open(os.path.join(self.fleet.state_dir(NODE), "cluster-faults.json")) as f:
+            entry = json.load(f)["applied"][0]
+        self.assertEqual(entry["fabric"], [3, 10, 0])      # completed, NVML_ERROR_TIMEOUT, healthy
+        self.fleet.start_one(NODE)
+        self.fleet.wait_reports([NODE], 20)
+        self.assertEqual(self.word(2), ("Completed", "Timeout", "Full", "False"))
+        self.assertEqual(self.fleet.log(NODE).count("applied GPUFault fab "), 1)
+        self.assertEqual(self.fleet.stop(), {NODE: 0})
+        self.srv.delete_object("gpufaults", "fab")
+        self.fleet.start_one(NODE)
+        self.fleet.wait_phase(entry["uid"], [NODE], {"Cleared"}, timeout=20)
+        self.assertEqual(self.word(2), ("Completed", "Success", "Full", "False"))
 
     def test_expiry_restores(self):
         self.fleet.start()
