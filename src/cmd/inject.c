@@ -5,10 +5,10 @@
  * src/fault/ makes, follows and lists. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "cmds.h"
 #include "commands.h"
 #include "fabric.h"
+#include "fault/fabricargs.h"
 #include "fault/fault.h"
 #include "stateview/stateview.h"
 #include "units.h"
@@ -76,9 +76,12 @@ const char cmd_inject_help[] =
     "      --clear NAME           delete the GPUFault NAME; more names may follow\n"
     "      --list                 the GPUFaults, with how many nodes applied each\n"
     "  -o, --output FORMAT        --list as table (default) or json\n"
-    "The fault is one of --xid, --ecc, --lost, --healthy, or --set (repeatable);\n"
-    "--mig, --unset, --fabric-*, --state-dir and --pid are for a local universe\n"
-    "only.\n"
+    "The fault is one of --xid, --ecc, --lost, --healthy, --set (repeatable), or\n"
+    "--fabric-state/--fabric-status/--fabric-health together: a fabric GPUFault\n"
+    "states the whole fabric, a part not given being completed, success or no\n"
+    "health condition (an agent rejects it on a GPU without a fabric);\n"
+    "--mig, --unset, --fabric-clear, --state-dir and --pid are for a local\n"
+    "universe only.\n"
     "\n"
     "Metrics: temperature, memoryTemperature, power, utilization.gpu,\n"
     "utilization.memory, utilization.encoder, utilization.decoder, memoryUsed,\n"
@@ -121,42 +124,6 @@ typedef struct request {
 static int fabric_given(const fabric_req *f)
 {
     return f->state >= 0 || f->status >= 0 || f->health >= 0 || f->clear;
-}
-
-/* One of names (camelCase, case-insensitive) into *out; else a usage error. */
-static int parse_name(const char *opt, const char *arg, const char *const *names,
-                      const unsigned *vals, int *out)
-{
-    for (size_t i = 0; names[i]; i++)
-        if (strcasecmp(arg, names[i]) == 0) {
-            *out = vals ? (int)vals[i] : (int)i;
-            return 0;
-        }
-    const char *sugg = mk_did_you_mean(arg, names);
-    if (sugg)
-        return mk_usage_error("inject", "%s: unknown value '%s'; did you mean '%s'?", opt, arg,
-                              sugg);
-    return mk_usage_error("inject", "%s: unknown value '%s' (see --help)", opt, arg);
-}
-
-/* "degradedBandwidth,routeRecovery" or "none" -> health bits. */
-static int parse_health(const char *arg, int *out)
-{
-    char buf[256], *save = NULL;
-    int bits = 0, bit;
-    if (strcasecmp(arg, "none") == 0) {
-        *out = 0;
-        return 0;
-    }
-    snprintf(buf, sizeof buf, "%s", arg);
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int rc = parse_name("--fabric-health", t, mk_fabric_health_names, NULL, &bit);
-        if (rc)
-            return rc;
-        bits |= 1 << bit;
-    }
-    *out = bits;
-    return 0;
 }
 
 static int bad_metric(const char *name)
@@ -404,15 +371,10 @@ int cmd_inject(int argc, char **argv)
             r.npins += rc == 0;
             break;
         case OPT_FSTATE:
-            /* notSupported is the hardware's to say, not a fault's. */
-            rc = parse_name("--fabric-state", optarg, mk_fabric_state_names + 1, NULL, &r.fab.state);
-            r.fab.state += rc == 0;
+            rc = mk_fabric_arg_state(optarg, &r.fab.state);
             break;
-        case OPT_FSTATUS:
-            rc = parse_name("--fabric-status", optarg, mk_nvml_return_names,
-                            mk_nvml_return_values, &r.fab.status);
-            break;
-        case OPT_FHEALTH: rc = parse_health(optarg, &r.fab.health); break;
+        case OPT_FSTATUS: rc = mk_fabric_arg_status(optarg, &r.fab.status); break;
+        case OPT_FHEALTH: rc = mk_fabric_arg_health(optarg, &r.fab.health); break;
         case OPT_FCLEAR: r.fab.clear = 1; break;
         case 'q': mk_quiet = 1; break;
         case 'h': mk_print_help(self, stdout); free(r.pins); return MK_EXIT_OK;

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabricargs.h"
 #include "faultargs.h"
 #include "kube/kube.h"
 #include "util/util.h"
@@ -12,7 +13,7 @@
 enum {
     O_CLUSTER = 0x1400, O_KUBECONFIG, O_CONTEXT, O_ALL_NODES, O_XID, O_ECC, O_LOST, O_HEALTHY,
     O_SET, O_FOR, O_NAME, O_WAIT, O_CLEAR, O_LIST, O_OUTPUT, O_QUIET, O_COLOR, O_HELP,
-    O_LOCAL
+    O_LOCAL, O_FSTATE, O_FSTATUS, O_FHEALTH, O_FCLEAR
 };
 
 static const struct option opts[] = {
@@ -30,9 +31,10 @@ static const struct option opts[] = {
     /* what works on a local universe only */
     {"mig", required_argument, 0, O_LOCAL}, {"unset", required_argument, 0, O_LOCAL},
     {"state-dir", required_argument, 0, O_LOCAL}, {"pid", required_argument, 0, O_LOCAL},
-    /* GPUFault objects carry no fabric faults (yet) */
-    {"fabric-state", required_argument, 0, O_LOCAL}, {"fabric-status", required_argument, 0, O_LOCAL},
-    {"fabric-health", required_argument, 0, O_LOCAL}, {"fabric-clear", no_argument, 0, O_LOCAL},
+    {"fabric-state", required_argument, 0, O_FSTATE},
+    {"fabric-status", required_argument, 0, O_FSTATUS},
+    {"fabric-health", required_argument, 0, O_FHEALTH},
+    {"fabric-clear", no_argument, 0, O_FCLEAR},
     {0, 0, 0, 0}
 };
 
@@ -62,13 +64,26 @@ static void add(const char ***v, size_t *n, const char *s)
     (*v)[(*n)++] = s;
 }
 
+/* --fabric-state, --fabric-status, --fabric-health: together one fault. */
+static int fabric_part(mk_gfcli *o, int c, const char *arg, const char *name)
+{
+    int *part = c == O_FSTATE ? &o->req.fstate : c == O_FSTATUS ? &o->req.fstatus : &o->req.fhealth;
+    if (*part >= 0)
+        return mk_usage_error("inject", "--%s given twice", name);
+    return c == O_FSTATE ? mk_fabric_arg_state(arg, part)
+         : c == O_FSTATUS ? mk_fabric_arg_status(arg, part) : mk_fabric_arg_health(arg, part);
+}
+
 static int fault_opt(mk_gfcli *o, parsed *p, int c, const char *arg, const char *name)
 {
+    int fabric = c == O_FSTATE || c == O_FSTATUS || c == O_FHEALTH;
     p->fault_opts++;
     if (c == O_SET && o->req.kind == MK_GF_SET && p->nfaults) {
         add((const char ***)&o->req.sets, &o->req.nsets, arg);
         return 0;
     }
+    if (fabric && o->req.kind == MK_GF_FABRIC && p->nfaults)
+        return fabric_part(o, c, arg, name);
     if (p->nfaults++)
         return mk_usage_error("inject", "give one fault: --%s and --%s do not go together "
                               "(make two GPUFaults)", p->first_fault, name);
@@ -91,6 +106,9 @@ static int fault_opt(mk_gfcli *o, parsed *p, int c, const char *arg, const char 
         break;
     case O_LOST: o->req.kind = MK_GF_LOST; break;
     case O_HEALTHY: o->req.kind = MK_GF_HEALTHY; break;
+    case O_FSTATE: case O_FSTATUS: case O_FHEALTH:
+        o->req.kind = MK_GF_FABRIC;
+        return fabric_part(o, c, arg, name);
     default:
         o->req.kind = MK_GF_SET;
         add((const char ***)&o->req.sets, &o->req.nsets, arg);
@@ -163,8 +181,8 @@ static int check(mk_gfcli *o, parsed *p, int argc, char **argv)
         return mk_usage_error("inject", "--gpu is required: an index, a list (0,2), a range "
                               "(0-3), a GPU UUID, or all");
     if (!p->nfaults)
-        return mk_usage_error("inject", "nothing to do: give --xid, --ecc, --lost, --healthy "
-                              "or --set");
+        return mk_usage_error("inject", "nothing to do: give --xid, --ecc, --lost, --healthy, "
+                              "--set or --fabric-state/--fabric-status/--fabric-health");
     return 0;
 }
 
@@ -175,6 +193,7 @@ int mk_gfcli_parse(int argc, char **argv, mk_gfcli *o)
     int c, rc = 0, idx = -1;
     long long ms;
     memset(o, 0, sizeof *o);
+    o->req.fstate = o->req.fstatus = o->req.fhealth = -1;
     optind = 1;
     while (rc == 0 && (c = getopt_long(argc, argv, "n:l:g:o:qh", opts, &idx)) != -1) {
         name = idx >= 0 ? opts[idx].name : "";
@@ -189,6 +208,7 @@ int mk_gfcli_parse(int argc, char **argv, mk_gfcli *o)
         case O_ALL_NODES: p.all_nodes = 1; break;
         case 'g': o->req.gpus = optarg; break;
         case O_XID: case O_ECC: case O_LOST: case O_HEALTHY: case O_SET:
+        case O_FSTATE: case O_FSTATUS: case O_FHEALTH:
             rc = fault_opt(o, &p, c, optarg, name);
             break;
         case O_FOR: o->req.duration = optarg; break;
@@ -224,6 +244,10 @@ int mk_gfcli_parse(int argc, char **argv, mk_gfcli *o)
         case O_LOCAL:
             rc = mk_usage_error("inject", "--%s works on a local universe only, not with "
                                 "--cluster", name);
+            break;
+        case O_FCLEAR:
+            rc = mk_usage_error("inject", "--fabric-clear works on a local universe only; with "
+                                "--cluster, delete the fabric GPUFault (--clear NAME)");
             break;
         default:
             fprintf(stderr, "Try 'mokka inject --help' for more information.\n");

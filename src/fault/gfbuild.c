@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabric.h"
 #include "gpufault.h"
 #include "util/util.h"
 
@@ -147,6 +148,28 @@ static int set_pins(const mk_gfault_req *r, json_t *set, char *err, size_t errle
     return 0;
 }
 
+/* {state, status, health} with what was given; names as the CRD spells them. */
+static json_t *fabric_value(const mk_gfault_req *r)
+{
+    json_t *v = json_object(), *health = r->fhealth >= 0 ? json_array() : NULL;
+    int bad = !v || (r->fhealth >= 0 && !health);
+    if (!bad && r->fstate >= 0)
+        bad = json_object_set_new(v, "state", json_string(mk_fabric_state_names[r->fstate]));
+    if (!bad && r->fstatus >= 0)
+        bad = json_object_set_new(v, "status", json_string(mk_nvml_return_name((unsigned)r->fstatus)));
+    for (int b = 0; !bad && health && b < MK_FABRIC_HEALTH_BITS; b++)
+        if (r->fhealth & (1 << b))
+            bad = json_array_append_new(health, json_string(mk_fabric_health_names[b]));
+    if (!bad && health)
+        bad = json_object_set(v, "health", health);
+    json_decref(health);
+    if (bad) {
+        json_decref(v);
+        return NULL;
+    }
+    return v;
+}
+
 /* spec.fault's one key, and its value into *v (NULL when out of memory). */
 static const char *fault_value(const mk_gfault_req *r, json_t **v)
 {
@@ -156,6 +179,7 @@ static const char *fault_value(const mk_gfault_req *r, json_t **v)
     case MK_GF_ECC_DOUBLE: *v = json_string("double"); return "ecc";
     case MK_GF_LOST: *v = json_true(); return "lost";
     case MK_GF_HEALTHY: *v = json_true(); return "healthy";
+    case MK_GF_FABRIC: *v = fabric_value(r); return "fabric";
     case MK_GF_SET: break;
     }
     *v = json_object();
@@ -165,8 +189,8 @@ static const char *fault_value(const mk_gfault_req *r, json_t **v)
 static json_t *fault_json(const mk_gfault_req *r, char *err, size_t errlen)
 {
     if (r->kind != MK_GF_SET && r->nsets) {
-        mk_errf(err, errlen, "--set is a fault of its own: give it without --xid, --ecc, --lost or "
-             "--healthy");
+        mk_errf(err, errlen, "--set is a fault of its own: give it without --xid, --ecc, --lost, "
+             "--healthy or --fabric-*");
         return NULL;
     }
     json_t *v, *f = json_object();
@@ -192,6 +216,7 @@ static void fault_prefix(const mk_gfault_req *r, mk_sb *pre)
     case MK_GF_LOST: mk_sb_puts(pre, "lost"); break;
     case MK_GF_HEALTHY: mk_sb_puts(pre, "healthy"); break;
     case MK_GF_SET: mk_sb_puts(pre, "set"); break;
+    case MK_GF_FABRIC: mk_sb_puts(pre, "fabric"); break;
     }
 }
 
@@ -252,7 +277,9 @@ static void as_option(const char *invalid, char *err, size_t errlen)
 {
     static const struct { const char *field, *opt; } opts[] = {
         { "spec.fault.set.", "--set " }, { "spec.fault.set", "--set" },
-        { "spec.fault.xid", "--xid" }, { "spec.nodes.names", "--node" },
+        { "spec.fault.xid", "--xid" }, { "spec.fault.fabric.state", "--fabric-state" },
+        { "spec.fault.fabric.status", "--fabric-status" },
+        { "spec.fault.fabric.health", "--fabric-health" }, { "spec.nodes.names", "--node" },
         { "spec.nodes.selector.", "--selector: " }, { "spec.gpus", "--gpu" },
         { "spec.duration", "--for" }, { "metadata.name", "--name" },
     };

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabric.h"
 #include "gpufault.h"
 #include "units.h"
 #include "util/util.h"
@@ -302,7 +303,7 @@ static int read_gpus(mk_gfault *f, const json_t *gpus)
 
 /* --- spec.fault ------------------------------------------------------------- */
 
-#define FAULT_KEYS "xid, ecc, lost, healthy or set"
+#define FAULT_KEYS "xid, ecc, lost, healthy, set or fabric"
 
 static int read_xid(mk_gfault *f, const json_t *v)
 {
@@ -399,9 +400,84 @@ static int read_pins(mk_gfault *f, const json_t *set)
     return OK;
 }
 
+/* The index of s in names (NULL-terminated), or -1. */
+static int name_index(const char *s, const char *const *names)
+{
+    for (int i = 0; s && names[i]; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* One of names, by its exact spelling (the CRD's enum), into *out. */
+static int read_fabric_name(mk_gfault *f, const json_t *v, const char *key,
+                            const char *const *names, int *out)
+{
+    char q[SNIP + 4];
+    const char *s = json_string_value(v), *sugg;
+    if (!s)
+        return bad(f, "spec.fault.fabric.%s: must be a string, not %s", key, type_name(v));
+    if ((*out = name_index(s, names)) >= 0)
+        return OK;
+    if ((sugg = mk_did_you_mean(s, names)))
+        return bad(f, "spec.fault.fabric.%s: unknown value '%s'; did you mean '%s'?", key,
+                   snip(s, q), sugg);
+    return bad(f, "spec.fault.fabric.%s: unknown value '%s' (see mokka inject --help)", key,
+               snip(s, q));
+}
+
+static int read_fabric_health(mk_gfault *f, const json_t *v)
+{
+    size_t i;
+    json_t *item;
+    int bit;
+    if (!json_is_array(v))
+        return bad(f, "spec.fault.fabric.health: must be a list of conditions (empty: none)");
+    json_array_foreach(v, i, item) {
+        char key[32];
+        snprintf(key, sizeof key, "health[%zu]", i);
+        if (read_fabric_name(f, item, key, mk_fabric_health_names, &bit))
+            return BAD;
+        f->fabric.health |= 1u << bit;
+    }
+    return OK;
+}
+
+/* spec.fault.fabric: what is left out is completed, success, healthy. */
+static int read_fabric(mk_gfault *f, const json_t *fab)
+{
+    const char *k;
+    json_t *v;
+    char q[SNIP + 4];
+    int i;
+    if (!json_is_object(fab))
+        return bad(f, "spec.fault.fabric: must be an object of state, status and health");
+    if (json_object_size(fab) == 0)
+        return bad(f, "spec.fault.fabric: empty; give state, status or health");
+    json_object_foreach((json_t *)fab, k, v)
+        if (strcmp(k, "state") && strcmp(k, "status") && strcmp(k, "health"))
+            return bad(f, "spec.fault.fabric: unknown key '%s'; give state, status or health",
+                       snip(k, q));
+    f->kind = MK_GF_FABRIC;
+    f->fabric = (mk_gf_fabric){ .state = MK_FABRIC_COMPLETED };
+    if ((v = json_object_get(fab, "state"))) {
+        /* notSupported is no state a fabric can be put in. */
+        if (read_fabric_name(f, v, "state", mk_fabric_state_names + 1, &i))
+            return BAD;
+        f->fabric.state = i + 1;
+    }
+    if ((v = json_object_get(fab, "status"))) {
+        if (read_fabric_name(f, v, "status", mk_nvml_return_names, &i))
+            return BAD;
+        f->fabric.status = mk_nvml_return_values[i];
+    }
+    v = json_object_get(fab, "health");
+    return v ? read_fabric_health(f, v) : OK;
+}
+
 static int read_fault(mk_gfault *f, const json_t *fault)
 {
-    static const char *const keys[] = { "xid", "ecc", "lost", "healthy", "set" };
+    static const char *const keys[] = { "xid", "ecc", "lost", "healthy", "set", "fabric" };
     const char *k, *first = NULL;
     json_t *v;
     char q[SNIP + 4];
@@ -427,6 +503,7 @@ static int read_fault(mk_gfault *f, const json_t *fault)
     case 'e': return read_ecc(f, v);
     case 'l': return read_flag(f, v, "lost", MK_GF_LOST);
     case 'h': return read_flag(f, v, "healthy", MK_GF_HEALTHY);
+    case 'f': return read_fabric(f, v);
     default: return read_pins(f, v);
     }
 }
@@ -536,6 +613,22 @@ static void describe_pins(const mk_gfault *f, char *buf, size_t len)
     }
 }
 
+/* "fabric state=inProgress,status=notReady,health=degradedBandwidth,routeRecovery" */
+static void describe_fabric(const mk_gf_fabric *fab, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "fabric state=%s,status=%s,health=",
+                                 mk_fabric_state_names[fab->state],
+                                 mk_nvml_return_name(fab->status));
+    if (!fab->health && at < len)
+        snprintf(buf + at, len - at, "none");
+    for (int b = 0, first = 1; b < MK_FABRIC_HEALTH_BITS && at < len; b++)
+        if (fab->health & (1u << b)) {
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", first ? "" : ",",
+                                   mk_fabric_health_names[b]);
+            first = 0;
+        }
+}
+
 void mk_gfault_describe(const mk_gfault *f, char *buf, size_t len)
 {
     if (!len)
@@ -551,5 +644,6 @@ void mk_gfault_describe(const mk_gfault *f, char *buf, size_t len)
     case MK_GF_LOST: snprintf(buf, len, "lost"); break;
     case MK_GF_HEALTHY: snprintf(buf, len, "healthy"); break;
     case MK_GF_SET: describe_pins(f, buf, len); break;
+    case MK_GF_FABRIC: describe_fabric(&f->fabric, buf, len); break;
     }
 }

@@ -21,7 +21,19 @@
 #define MK_GF_MAX_PINS 64       /* spec.fault.set entries */
 #define MK_GF_XID_MAX 999       /* spec.fault.xid is 1 to this */
 
-typedef enum { MK_GF_XID, MK_GF_ECC_SINGLE, MK_GF_ECC_DOUBLE, MK_GF_LOST, MK_GF_HEALTHY, MK_GF_SET } mk_gf_kind;
+/* Kinds are stored as ints in the agents' journals (reconcile.c): append only. */
+typedef enum { MK_GF_XID, MK_GF_ECC_SINGLE, MK_GF_ECC_DOUBLE, MK_GF_LOST, MK_GF_HEALTHY, MK_GF_SET,
+               MK_GF_FABRIC } mk_gf_kind;
+
+/* MK_GF_FABRIC: the NVLink fabric word a GPU reports while the fault holds
+ * (spec.fault.fabric: {state, status, health}). An agent has no universe
+ * to take the rest from, so the fault states the whole word: a part left
+ * out is completed, success, or no health condition. */
+typedef struct mk_gf_fabric {
+    int state;           /* MK_FABRIC_NOT_STARTED .. MK_FABRIC_COMPLETED (fabric.h) */
+    unsigned status;     /* an NVML return code */
+    unsigned health;     /* MK_FABRIC_* bits */
+} mk_gf_fabric;
 
 /* A live metric pinned while the fault holds. */
 typedef struct mk_gf_pin {
@@ -43,6 +55,7 @@ typedef struct mk_gfault {
     char **uuids; size_t nuuids;    /* spec.gpus UUIDs */
     mk_gf_kind kind; unsigned xid;  /* spec.fault; xid for MK_GF_XID */
     mk_gf_pin *pins; size_t npins;  /* MK_GF_SET: in mk_metric order, one per metric */
+    mk_gf_fabric fabric;            /* MK_GF_FABRIC */
     char invalid[512];              /* non-empty: the object is bad and this says why, naming
                                        the field ("spec.fault: has both xid and lost; give
                                        one"). Then only the metadata is meaningful, and the
@@ -82,7 +95,9 @@ int mk_gfault_gpus(const mk_gfault *f, unsigned ndev, const char *const *uuids, 
 
 /* The fault in a few words: "xid 79", "ecc single", "ecc double", "lost",
  * "healthy", "set temperature=90C,power=300W" (values as mk_format_quantity
- * writes them, without its blank, so that each is a --set value again);
+ * writes them, without its blank, so that each is a --set value again),
+ * "fabric state=inProgress,status=notReady,health=degradedBandwidth" (the
+ * whole word, health=none when none holds);
  * "invalid" for an invalid one. */
 void mk_gfault_describe(const mk_gfault *f, char *buf, size_t len);
 
@@ -95,6 +110,8 @@ typedef struct mk_gfault_req {
     const char *gpus;           /* "3", "0,2", "all", "GPU-uuid", "0-3", or a list of them */
     mk_gf_kind kind; unsigned xid;
     const char *const *sets; size_t nsets;            /* MK_GF_SET: "temperature=90", ... */
+    int fstate, fstatus, fhealth;  /* MK_GF_FABRIC: -1 where not given (left out of the
+                                      object), else the value (fhealth: MK_FABRIC_* bits) */
     const char *duration;       /* "5m", or NULL */
 } mk_gfault_req;
 

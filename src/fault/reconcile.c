@@ -6,7 +6,7 @@
  * once raises its event once, however often the objects are listed again.
  * Several faults may hold on one GPU; what it shows is their combination:
  * the worst health (lost over a double-bit ECC error over an XID) and, for
- * each pinned metric, the newest fault's value. Clearing one fault leaves
+ * each pinned metric and for the NVLink fabric, the newest fault's value. Clearing one fault leaves
  * the GPU as the others make it, without new events; clearing the last
  * marks it healthy.
  *
@@ -24,6 +24,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "diag.h"
+#include "fabric.h"
 #include "state.h"
 #include "units.h"
 #include "reconcile.h"
@@ -38,6 +40,7 @@ typedef struct applied {
     unsigned xid;
     mk_gf_pin *pins;
     size_t npins;
+    mk_gf_fabric fabric;        /* MK_GF_FABRIC */
     unsigned char *hit;         /* [ndev]: the GPUs it holds on */
 } applied;
 
@@ -61,6 +64,8 @@ struct mk_frec {
     int changed;
     mk_frec_log log;
     void *log_ctx;
+    int fabric_asked;           /* has_fabric was looked for (once, at the first fabric fault) */
+    unsigned char *has_fabric;  /* [ndev]: the GPU has an NVLink fabric; NULL: not known */
 };
 
 const char *mk_fr_phase_name(mk_fr_phase p)
@@ -149,7 +154,8 @@ static void gpu_list(const unsigned char *hit, unsigned ndev, char *buf, size_t 
 
 static void describe_applied(const applied *a, char *buf, size_t len)
 {
-    mk_gfault f = { .kind = a->kind, .xid = a->xid, .pins = a->pins, .npins = a->npins };
+    mk_gfault f = { .kind = a->kind, .xid = a->xid, .pins = a->pins, .npins = a->npins,
+                    .fabric = a->fabric };
     mk_gfault_describe(&f, buf, len);
 }
 
@@ -163,9 +169,27 @@ static json_t *applied_json(const mk_frec *r, const applied *a)
             json_array_append_new(gpus, json_integer(g));
     for (size_t i = 0; i < a->npins; i++)
         json_array_append_new(pins, json_pack("[iI]", a->pins[i].metric, (json_int_t)a->pins[i].value));
-    return json_pack("{ss ss ss sI sI si si so so}", "uid", a->uid, "name", a->name, "rv", a->rv,
-                     "generation", (json_int_t)a->generation, "created_ms", (json_int_t)a->created_ms,
-                     "kind", (int)a->kind, "xid", (int)a->xid, "gpus", gpus, "pins", pins);
+    json_t *j = json_pack("{ss ss ss sI sI si si so so}", "uid", a->uid, "name", a->name, "rv", a->rv,
+                          "generation", (json_int_t)a->generation,
+                          "created_ms", (json_int_t)a->created_ms, "kind", (int)a->kind,
+                          "xid", (int)a->xid, "gpus", gpus, "pins", pins);
+    /* Only fabric faults have it: journals from before it read the same. */
+    if (j && a->kind == MK_GF_FABRIC)
+        json_object_set_new(j, "fabric", json_pack("[iii]", a->fabric.state, (int)a->fabric.status,
+                                                   (int)a->fabric.health));
+    return j;
+}
+
+/* A fabric fault's [state, status, health]; 0, or -1 when it is not one. */
+static int fabric_from_json(const json_t *j, mk_gf_fabric *out)
+{
+    int state, status, health;
+    if (json_unpack((json_t *)j, "[iii]", &state, &status, &health) ||
+        state <= MK_FABRIC_NOT_SUPPORTED || state > MK_FABRIC_COMPLETED || status < 0 ||
+        health < 0 || health >= 1 << MK_FABRIC_HEALTH_BITS)
+        return -1;
+    *out = (mk_gf_fabric){ state, (unsigned)status, (unsigned)health };
+    return 0;
 }
 
 /* Written whole to a new file, then renamed over the old: a crash leaves
@@ -191,12 +215,13 @@ static int applied_from_json(const mk_frec *r, json_t *j, applied *a)
     json_int_t gen = 0, created = 0;
     int kind = -1, xid = 0;
     const char *uid, *name, *rv;
-    json_t *gpus, *pins;
+    json_t *gpus, *pins, *fabric = NULL;
     memset(a, 0, sizeof *a);
-    if (json_unpack(j, "{ss ss ss sI sI si si so so}", "uid", &uid, "name", &name, "rv", &rv,
+    if (json_unpack(j, "{ss ss ss sI sI si si so so s?o}", "uid", &uid, "name", &name, "rv", &rv,
                     "generation", &gen, "created_ms", &created, "kind", &kind, "xid", &xid,
-                    "gpus", &gpus, "pins", &pins) ||
-        kind < MK_GF_XID || kind > MK_GF_SET || !json_is_array(gpus) || !json_is_array(pins))
+                    "gpus", &gpus, "pins", &pins, "fabric", &fabric) ||
+        kind < MK_GF_XID || kind > MK_GF_FABRIC || !json_is_array(gpus) || !json_is_array(pins) ||
+        (kind == MK_GF_FABRIC && fabric_from_json(fabric, &a->fabric)))
         return -1;
     a->hit = calloc(r->ndev ? r->ndev : 1, 1);
     a->pins = calloc(json_array_size(pins) + 1, sizeof *a->pins);
@@ -333,6 +358,7 @@ void mk_frec_close(mk_frec *r)
     entries_free(r->hist, r->nhist);
     free(r->out);
     free(r->uuids);
+    free(r->has_fabric);
     mk_state_close(&r->st);
     if (r->lock_fd >= 0)
         close(r->lock_fd);
@@ -342,6 +368,52 @@ void mk_frec_close(mk_frec *r)
 unsigned mk_frec_ngpus(const mk_frec *r)
 {
     return r->ndev;
+}
+
+/* --- GPUs without a fabric ----------------------------------------------------------------- */
+
+/* Which GPUs have an NVLink fabric: the state does not say, the universe it
+ * was made from does. Loaded once, when the first fabric fault comes (other
+ * faults never pay for it), and only trusted when it still describes the
+ * state's GPUs; when it does not load, every GPU is taken to have one and
+ * NVML ignores the fault's word on those that do not. */
+static const unsigned char *fabric_gpus(mk_frec *r)
+{
+    if (r->fabric_asked)
+        return r->has_fabric;
+    r->fabric_asked = 1;
+    mk_diags d;
+    mk_diags_init(&d);
+    const char *cfg = r->st.hdr->config_path;
+    mk_universe *u = mk_universe_load(cfg[0] ? cfg : NULL, r->st.hdr->node, &d);
+    int same = u && u->ndev == r->ndev;
+    for (unsigned g = 0; same && g < r->ndev; g++)
+        same = strcmp(u->dev[g].uuid, r->st.dev[g].uuid) == 0;
+    if (same && (r->has_fabric = calloc(r->ndev + 1, 1)))
+        for (unsigned g = 0; g < r->ndev; g++)
+            r->has_fabric[g] = u->dev[g].fabric.state != MK_FABRIC_NOT_SUPPORTED;
+    if (!same)
+        logf_(r, "warning: the config %s does not describe this state's GPUs now; fabric faults "
+              "are applied to every GPU they name (NVML ignores them on GPUs without a fabric)",
+              cfg[0] ? cfg : "(built-in)");
+    mk_universe_free(u);
+    mk_diags_free(&d);
+    return r->has_fabric;
+}
+
+/* A fabric fault on a GPU without a fabric is refused, as `mokka inject`
+ * refuses it locally: 0, or -1 with why. */
+static int fabric_check(mk_frec *r, const mk_gfault *f, const unsigned char *hit, char *why,
+                        size_t whylen)
+{
+    const unsigned char *has = f->kind == MK_GF_FABRIC ? fabric_gpus(r) : NULL;
+    for (unsigned g = 0; has && g < r->ndev; g++)
+        if (hit[g] && !has[g]) {
+            snprintf(why, whylen, "GPU %u (%s) has no NVLink fabric: its NVML answers "
+                     "NOT_SUPPORTED", g, r->st.dev[g].name);
+            return -1;
+        }
+    return 0;
 }
 
 /* --- acting on the GPUs ------------------------------------------------------------------ */
@@ -377,6 +449,7 @@ static void raise_on(mk_frec *r, const applied *a)
         case MK_GF_LOST: mk_state_raise(&r->st, g, MK_FAULT_LOST, fault_xid(a), -1); break;
         case MK_GF_HEALTHY: mk_state_mark_healthy(&r->st, g); break;
         case MK_GF_SET: break;          /* pins: settle_pins */
+        case MK_GF_FABRIC: break;       /* settle_fabric */
         }
     }
 }
@@ -419,6 +492,20 @@ static void settle_pins(mk_frec *r, unsigned g, uint32_t metrics)
     }
 }
 
+/* GPU g's fabric: the newest fabric fault's word, or the config's again. */
+static void settle_fabric(mk_frec *r, unsigned g)
+{
+    const applied *best = NULL;
+    for (size_t i = 0; i < r->nap; i++)
+        if (r->ap[i].hit[g] && r->ap[i].kind == MK_GF_FABRIC && (!best || newer(&r->ap[i], best)))
+            best = &r->ap[i];
+    mk_fabric f = { 0 };
+    if (best)
+        f = (mk_fabric){ .state = best->fabric.state, .status = (int)best->fabric.status,
+                         .health = best->fabric.health };
+    mk_state_fabric(&r->st, g, best ? mk_fabric_pack(&f) : 0);
+}
+
 static uint32_t pin_mask(const applied *a)
 {
     uint32_t m = 0;
@@ -431,6 +518,7 @@ static uint32_t pin_mask(const applied *a)
 typedef struct touched {
     unsigned char *health;     /* [ndev]: a health fault left it */
     uint32_t *pins;            /* [ndev]: metrics to settle */
+    unsigned char *fabric;     /* [ndev]: a fabric fault came or left */
 } touched;
 
 static int push_hist(mk_frec *r, mk_fr_entry *e);
@@ -469,6 +557,7 @@ static void forget(mk_frec *r, size_t i, touched *t, long long now, const char *
             continue;
         t->health[g] |= severity(a->kind) != MK_FAULT_NONE;
         t->pins[g] |= pin_mask(a);
+        t->fabric[g] |= a->kind == MK_GF_FABRIC;
     }
     applied_free(a);
     memmove(a, a + 1, (r->nap - i - 1) * sizeof *a);
@@ -481,7 +570,7 @@ static int apply(mk_frec *r, want *w, touched *t)
     const mk_gfault *f = w->f;
     applied a = { .uid = dup0(f->uid), .name = dup0(f->name), .rv = dup0(f->rv),
                   .generation = f->generation, .created_ms = f->created_ms, .kind = f->kind,
-                  .xid = f->xid, .npins = f->npins, .hit = w->hit };
+                  .xid = f->xid, .npins = f->npins, .fabric = f->fabric, .hit = w->hit };
     a.pins = malloc((f->npins + 1) * sizeof *a.pins);
     applied *grown = realloc(r->ap, (r->nap + 1) * sizeof *grown);
     w->hit = NULL;
@@ -495,8 +584,10 @@ static int apply(mk_frec *r, want *w, touched *t)
         memcpy(a.pins, f->pins, f->npins * sizeof *a.pins);
     raise_on(r, &a);
     for (unsigned g = 0; g < r->ndev; g++)
-        if (a.hit[g])
+        if (a.hit[g]) {
             t->pins[g] |= pin_mask(&a);
+            t->fabric[g] |= a.kind == MK_GF_FABRIC;
+        }
     r->ap[r->nap++] = a;
     char what[256], gpus[256];
     mk_gfault_describe(f, what, sizeof what);
@@ -626,10 +717,11 @@ int mk_frec_run(mk_frec *r, const mk_gfault *faults, size_t n, const char *node,
                 const mk_nv_kv *labels, size_t nlabels, long long now_ms, long long *next_ms)
 {
     want *w = calloc(n + 1, sizeof *w);
-    touched t = { calloc(r->ndev + 1, 1), calloc(r->ndev + 1, sizeof *t.pins) };
+    touched t = { calloc(r->ndev + 1, 1), calloc(r->ndev + 1, sizeof *t.pins),
+                  calloc(r->ndev + 1, 1) };
     mk_fr_entry *fresh = NULL;
     size_t nw = 0, nfresh = 0;
-    int rc = w && t.health && t.pins ? 0 : -1, journal = 0;
+    int rc = w && t.health && t.pins && t.fabric ? 0 : -1, journal = 0;
     char why[512], err[512];
     *next_ms = 0;
 
@@ -645,7 +737,8 @@ int mk_frec_run(mk_frec *r, const mk_gfault *faults, size_t n, const char *node,
             continue;
         if (!(hit = calloc(r->ndev + 1, 1))) {
             rc = -1;
-        } else if (mk_gfault_gpus(f, r->ndev, r->uuids, hit, why, sizeof why)) {
+        } else if (mk_gfault_gpus(f, r->ndev, r->uuids, hit, why, sizeof why) ||
+                   fabric_check(r, f, hit, why, sizeof why)) {
             rc = add_entry(&fresh, &nfresh, f, MK_FR_REJECTED, why, NULL, r->ndev, now_ms);
         } else if (f->expires_ms && now_ms >= f->expires_ms) {
             rc = add_entry(&fresh, &nfresh, f, MK_FR_EXPIRED, NULL, hit, r->ndev, now_ms);
@@ -691,8 +784,11 @@ int mk_frec_run(mk_frec *r, const mk_gfault *faults, size_t n, const char *node,
             journal = 1;
         }
     for (unsigned g = 0; rc == 0 && g < r->ndev; g++)
-        if (t.pins[g])
+        if (t.pins[g] || t.fabric[g]) {
             settle_pins(r, g, t.pins[g]);
+            if (t.fabric[g])
+                settle_fabric(r, g);
+        }
 
     if (journal && save_journal(r, err, sizeof err))
         logf_(r, "warning: %s; an agent restarted on this state would apply the faults anew", err);
@@ -705,6 +801,7 @@ int mk_frec_run(mk_frec *r, const mk_gfault *faults, size_t n, const char *node,
     free(w);
     free(t.health);
     free(t.pins);
+    free(t.fabric);
     return rc;
 }
 

@@ -215,8 +215,8 @@ topology: {nvlink: none}
                                     '--fabric-clear', '--fabric-health', 'none'),
                          '--fabric-clear goes alone')
         self.usage_error(self.mokka('inject', '--cluster', '--all-nodes', '--gpu', '0',
-                                    '--fabric-state', 'inProgress'),
-                         '--fabric-state works on a local universe only, not with --cluster')
+                                    '--fabric-clear'),
+                         '--fabric-clear works on a local universe only; with --cluster, delete')
 
     def test_inject_refuses_a_gpu_without_fabric(self):
         self.need_unsanitized_peers()

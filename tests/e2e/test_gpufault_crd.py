@@ -135,6 +135,20 @@ class LimitsTest(unittest.TestCase):
         self.assertEqual(item['maxItems'], d['MK_GF_MAX_GPUS'])
         self.assertEqual(item['items']['maximum'], d['MK_GF_MAX_GPUS'] - 1)
 
+    def test_fabric_names_are_the_c_models(self):
+        with open(os.path.join(SRC, 'lib', 'core', 'fabric.c'), encoding='utf-8') as f:
+            text = f.read()
+
+        def names(table):
+            body = re.search(table + r'\[\] = \{(.*?)NULL', text, re.S).group(1)
+            return re.findall(r'"(\w+)"', body)
+        fab = schema('GPUFault')['properties']['spec']['properties']['fault']['properties']['fabric']
+        p = fab['properties']
+        self.assertEqual(p['state']['enum'], names('mk_fabric_state_names')[1:])   # not notSupported
+        self.assertEqual(p['status']['enum'], names('mk_nvml_return_names'))
+        self.assertEqual(p['health']['items']['enum'], names('mk_fabric_health_names'))
+        self.assertEqual(p['health']['maxItems'], len(names('mk_fabric_health_names')))
+
     def test_report_bounds_are_the_agents(self):
         # The report's description states the agent's bounds on it, and it
         # has the field that counts what they left out (else pruned).
@@ -169,6 +183,10 @@ class ValidateTest(unittest.TestCase):
              '--selector', 'gone,!down,x!=y,w notin (v)'],
             ['--name', 'hot', '--gpu', '4095', '--set', 'temperature=90', '--set', 'power=300W',
              '--set', 'memoryUsed=30GiB', '--duration', '24h'],
+            ['--gpu', 'all', '--fabric-state', 'inprogress', '--fabric-status', 'notReady',
+             '--fabric-health', 'degradedBandwidth,routeRecovery,routeUnhealthy,accessTimeoutRecovery'],
+            ['--gpu', '1', '--fabric-health', 'none'],
+            ['--gpu', '1', '--fabric-status', 'unknown'],
         ]
         for args in cases:
             with self.subTest(args=args):
@@ -188,6 +206,12 @@ class ValidateTest(unittest.TestCase):
              {'gpus': [0], 'fault': {'lost': True}, 'duration': '5'}),
             (['--gpu', '0', '--lost', '--node', 'Gpu_1'],
              {'gpus': [0], 'fault': {'lost': True}, 'nodes': {'names': ['Gpu_1']}}),
+            (['--gpu', '0', '--fabric-state', 'notSupported'],
+             {'gpus': [0], 'fault': {'fabric': {'state': 'notSupported'}}}),
+            (['--gpu', '0', '--fabric-status', 'notRedy'],
+             {'gpus': [0], 'fault': {'fabric': {'status': 'notRedy'}}}),
+            (['--gpu', '0', '--fabric-health', 'slow'],
+             {'gpus': [0], 'fault': {'fabric': {'health': ['slow']}}}),
         ]
         for args, spec in cases:
             with self.subTest(args=args):
@@ -209,6 +233,9 @@ class ValidateTest(unittest.TestCase):
             {'gpus': ['4096'], 'fault': {'lost': True}},
             {'gpus': [0], 'fault': {'set': {}}},
             {'gpus': [0], 'fault': {'set': {'power': 1.5}}},
+            {'gpus': [0], 'fault': {'fabric': {}}},
+            {'gpus': [0], 'fault': {'fabric': {'state': 'inProgress'}, 'xid': 79}},
+            {'gpus': [0], 'fault': {'fabric': {'health': 'degradedBandwidth'}}},
             {'gpus': [0], 'fault': {'xid': 79}, 'duration': '5x'},
             {'gpus': [0], 'fault': {'xid': 79}, 'duration': '0'},
             {'gpus': [0], 'fault': {'xid': 79}, 'nodes': {'names': []}},

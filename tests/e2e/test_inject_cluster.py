@@ -398,7 +398,8 @@ class InjectClusterTest(ClusterCase):
             (["--all-nodes", "--xid", "79"],
              "--gpu is required: an index, a list (0,2), a range (0-3), a GPU UUID, or all"),
             (["--all-nodes", "--gpu", "3"],
-             "nothing to do: give --xid, --ecc, --lost, --healthy or --set"),
+             "nothing to do: give --xid, --ecc, --lost, --healthy, --set or "
+             "--fabric-state/--fabric-status/--fabric-health"),
             (["--all-nodes", "--gpu", "3", "--xid", "79", "--lost"],
              "give one fault: --xid and --lost do not go together (make two GPUFaults)"),
             (["--all-nodes", "--gpu", "3", "--xid", "0"], "--xid takes a number from 1 to 999, not '0'"),

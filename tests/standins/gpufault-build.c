@@ -3,7 +3,8 @@
  * schema (ci/deploy/gpufault-crd.yaml) without a cluster.
  *
  *   gpufault-build [--name N] [--node N]... [--selector S]... --gpu G
- *                  (--xid N | --ecc single|double | --lost | --healthy | --set M=V...)
+ *                  (--xid N | --ecc single|double | --lost | --healthy | --set M=V... |
+ *                   [--fabric-state S] [--fabric-status S] [--fabric-health LIST])
  *                  [--duration D]
  *
  * Prints the object (JSON, one line) and exits 0, or prints the builder's
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fault/fabricargs.h"
 #include "fault/fault.h"
 
 #define MAX_ARGS 64
@@ -24,10 +26,12 @@ int main(int argc, char **argv)
         { "xid", required_argument, 0, 'x' }, { "ecc", required_argument, 0, 'e' },
         { "lost", no_argument, 0, 'L' }, { "healthy", no_argument, 0, 'H' },
         { "set", required_argument, 0, 's' }, { "duration", required_argument, 0, 'd' },
+        { "fabric-state", required_argument, 0, 'F' }, { "fabric-status", required_argument, 0, 'S' },
+        { "fabric-health", required_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
     const char *nodes[MAX_ARGS], *sets[MAX_ARGS];
-    mk_gfault_req r = { .nodes = nodes, .sets = sets };
+    mk_gfault_req r = { .nodes = nodes, .sets = sets, .fstate = -1, .fstatus = -1, .fhealth = -1 };
     mk_ksel sel = { 0 }, more;
     char err[512];
     int c;
@@ -48,6 +52,9 @@ int main(int argc, char **argv)
         case 'H': r.kind = MK_GF_HEALTHY; break;
         case 's': r.kind = MK_GF_SET; if (r.nsets < MAX_ARGS) sets[r.nsets++] = optarg; break;
         case 'd': r.duration = optarg; break;
+        case 'F': r.kind = MK_GF_FABRIC; if (mk_fabric_arg_state(optarg, &r.fstate)) return 2; break;
+        case 'S': r.kind = MK_GF_FABRIC; if (mk_fabric_arg_status(optarg, &r.fstatus)) return 2; break;
+        case 'h': r.kind = MK_GF_FABRIC; if (mk_fabric_arg_health(optarg, &r.fhealth)) return 2; break;
         case 'l':
             if (mk_ksel_parse(optarg, &more, err, sizeof err)) {
                 fprintf(stderr, "--selector: %s\n", err);

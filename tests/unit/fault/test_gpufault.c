@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fault/fault.h"
+#include "fabric.h"
 #include "units.h"
 #include "support/testutil.h"
 
@@ -141,6 +142,17 @@ START_TEST(describe)
         { "{\"ecc\":\"double\"}", "ecc double" }, { "{\"lost\":true}", "lost" },
         { "{\"healthy\":true}", "healthy" }, { "{\"xid\":0}", "invalid" },
         { "{\"set\":{\"temperature\":\"90\",\"power\":\"300W\"}}", "set temperature=90C,power=300W" },
+        /* a fabric fault states the whole word: completed, success, healthy where not given */
+        { "{\"fabric\":{\"state\":\"inProgress\",\"status\":\"notReady\","
+          "\"health\":[\"degradedBandwidth\"]}}",
+          "fabric state=inProgress,status=notReady,health=degradedBandwidth" },
+        { "{\"fabric\":{\"health\":[\"routeUnhealthy\",\"degradedBandwidth\"]}}",
+          "fabric state=completed,status=success,health=degradedBandwidth,routeUnhealthy" },
+        { "{\"fabric\":{\"state\":\"notStarted\"}}",
+          "fabric state=notStarted,status=success,health=none" },
+        { "{\"fabric\":{\"health\":[]}}", "fabric state=completed,status=success,health=none" },
+        { "{\"fabric\":{\"status\":\"unknown\"}}",
+          "fabric state=completed,status=unknown,health=none" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mk_gfault f;
@@ -192,13 +204,29 @@ static const struct { const char *spec, *invalid; } bad_specs[] = {
     { "{\"gpus\":[[0]],\"fault\":{\"xid\":79}}", "spec.gpus[0]: must be an index, a GPU UUID or all, not a list" },
     { "{\"gpus\":[{}],\"fault\":{\"xid\":79}}", "spec.gpus[0]: must be an index, a GPU UUID or all, not an object" },
     { "{\"gpus\":[\"all\",1],\"fault\":{\"xid\":79}}", "spec.gpus: all must be the only item" },
-    { "{\"gpus\":[0]}", "spec.fault: missing; give one of xid, ecc, lost, healthy or set" },
-    { "{\"gpus\":[0],\"fault\":\"xid\"}", "spec.fault: must be an object with one of xid, ecc, lost, healthy or set" },
-    { "{\"gpus\":[0],\"fault\":{}}", "spec.fault: empty; give one of xid, ecc, lost, healthy or set" },
+    { "{\"gpus\":[0],\"fault\":{\"fabric\":{}}}",
+      "spec.fault.fabric: empty; give state, status or health" },
+    { "{\"gpus\":[0],\"fault\":{\"fabric\":true}}",
+      "spec.fault.fabric: must be an object of state, status and health" },
+    { "{\"gpus\":[0],\"fault\":{\"fabric\":{\"state\":\"inprogress\"}}}",
+      "spec.fault.fabric.state: unknown value 'inprogress'; did you mean 'inProgress'?" },
+    { "{\"gpus\":[0],\"fault\":{\"fabric\":{\"state\":\"notSupported\"}}}",
+      "spec.fault.fabric.state: unknown value 'notSupported'; did you mean 'notStarted'?" },
+    { "{\"gpus\":[0],\"fault\":{\"fabric\":{\"status\":5}}}",
+      "spec.fault.fabric.status: must be a string, not a whole number" },
+    { "{\"gpus\":[0],\"fault\":{\"fabric\":{\"health\":\"degradedBandwidth\"}}}",
+      "spec.fault.fabric.health: must be a list of conditions (empty: none)" },
+    { "{\"gpus\":[0],\"fault\":{\"fabric\":{\"health\":[\"routeRecovery\",\"zzz\"]}}}",
+      "spec.fault.fabric.health[1]: unknown value 'zzz' (see mokka inject --help)" },
+    { "{\"gpus\":[0],\"fault\":{\"fabric\":{\"clique\":3}}}",
+      "spec.fault.fabric: unknown key 'clique'; give state, status or health" },
+    { "{\"gpus\":[0]}", "spec.fault: missing; give one of xid, ecc, lost, healthy, set or fabric" },
+    { "{\"gpus\":[0],\"fault\":\"xid\"}", "spec.fault: must be an object with one of xid, ecc, lost, healthy, set or fabric" },
+    { "{\"gpus\":[0],\"fault\":{}}", "spec.fault: empty; give one of xid, ecc, lost, healthy, set or fabric" },
     { "{\"gpus\":[0],\"fault\":{\"xid\":79,\"lost\":true}}", "spec.fault: has both xid and lost; give one" },
     { "{\"gpus\":[0],\"fault\":{\"set\":{},\"ecc\":\"single\"}}", "spec.fault: has both set and ecc; give one" },
     { "{\"gpus\":[0],\"fault\":{\"xid\":79,\"bogus\":1}}",
-      "spec.fault: unknown key 'bogus'; give one of xid, ecc, lost, healthy or set" },
+      "spec.fault: unknown key 'bogus'; give one of xid, ecc, lost, healthy, set or fabric" },
     { "{\"gpus\":[0],\"fault\":{\"xid\":0}}", "spec.fault.xid: 0 is not from 1 to 999" },
     { "{\"gpus\":[0],\"fault\":{\"xid\":1000}}", "spec.fault.xid: 1000 is not from 1 to 999" },
     { "{\"gpus\":[0],\"fault\":{\"xid\":-9223372036854775807}}",
@@ -532,6 +560,32 @@ START_TEST(build_xid)
 }
 END_TEST
 
+START_TEST(build_fabric)
+{
+    mk_gfault f;
+    mk_gfault_req r = { .gpus = "0-1", .kind = MK_GF_FABRIC, .fstate = MK_FABRIC_IN_PROGRESS,
+                        .fstatus = -1, .fhealth = MK_FABRIC_DEGRADED_BW | MK_FABRIC_ACCESS_TIMEOUT };
+    char *s = build(&r, &f), d[128];
+    ck_assert_str_eq(s, "{\"apiVersion\":\"mokka.io/v1alpha1\",\"kind\":\"GPUFault\","
+                     "\"metadata\":{\"generateName\":\"gpu0-1-fabric-\"},"
+                     "\"spec\":{\"gpus\":[0,1],\"fault\":{\"fabric\":{\"state\":\"inProgress\","
+                     "\"health\":[\"degradedBandwidth\",\"accessTimeoutRecovery\"]}}}}");
+    ck_assert_int_eq(f.kind, MK_GF_FABRIC);
+    mk_gfault_describe(&f, d, sizeof d);
+    ck_assert_str_eq(d, "fabric state=inProgress,status=success,"
+                     "health=degradedBandwidth,accessTimeoutRecovery");
+    free(s);
+    mk_gfault_free(&f);
+    /* health none is an empty list: a stated "healthy", not a left-out part */
+    r = (mk_gfault_req){ .gpus = "2", .kind = MK_GF_FABRIC, .fstate = -1, .fstatus = 27,
+                         .fhealth = 0 };
+    s = build(&r, &f);
+    ck_assert_ptr_nonnull(strstr(s, "{\"fabric\":{\"status\":\"notReady\",\"health\":[]}}"));
+    free(s);
+    mk_gfault_free(&f);
+}
+END_TEST
+
 START_TEST(build_everything)
 {
     mk_gfault f;
@@ -626,7 +680,7 @@ START_TEST(build_errors)
         { { .gpus = "0", .kind = MK_GF_XID, .xid = 1000 }, "--xid: 1000 is not from 1 to 999" },
         { { .gpus = "0", .kind = MK_GF_SET }, "give --set METRIC=VALUE, like temperature=90" },
         { { .gpus = "0", .kind = MK_GF_LOST, .sets = one_set, .nsets = 1 },
-          "--set is a fault of its own: give it without --xid, --ecc, --lost or --healthy" },
+          "--set is a fault of its own: give it without --xid, --ecc, --lost, --healthy or --fabric-*" },
         { { .gpus = "0", .kind = MK_GF_SET, .sets = bad_sets[0], .nsets = 1 },
           "--set takes METRIC=VALUE, like temperature=90, not 'temperature'" },
         { { .gpus = "0", .kind = MK_GF_SET, .sets = bad_sets[1], .nsets = 1 },
@@ -726,6 +780,7 @@ int main(void)
     tcase_add_test(tc, full_object);
     tcase_add_test(tc, minimal_and_kinds);
     tcase_add_test(tc, pins);
+    tcase_add_test(tc, build_fabric);
     tcase_add_test(tc, describe);
     tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     tcase_add_loop_test(tc, bad_object, 0, (int)(sizeof bad_objects / sizeof bad_objects[0]));
