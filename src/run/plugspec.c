@@ -18,17 +18,7 @@
 
 static char **strv_push(char **v, size_t *n, const char *s)
 {
-    v = mk_xrealloc(v, (*n + 2) * sizeof *v);
-    v[(*n)++] = mk_xstrdup(s);
-    v[*n] = NULL;
-    return v;
-}
-
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
+    return mk_xargv_push(v, n, mk_xstrdup(s));
 }
 
 int mk_plugin_name_check(const char *name, char *why, size_t len)
@@ -295,8 +285,8 @@ void mk_plugin_specs_free(mk_plugin_specs *s)
         free(s->v[i].where);
         free(s->v[i].file);
         free(s->v[i].log);
-        strv_free(s->v[i].args);
-        strv_free(s->v[i].env);
+        mk_argv_free(s->v[i].args);
+        mk_argv_free(s->v[i].env);
     }
     free(s->v);
     memset(s, 0, sizeof *s);

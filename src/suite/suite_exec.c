@@ -15,21 +15,6 @@ static const char *kind_name(const mk_ynode *n)
     return n->kind == MK_Y_MAP ? "a map" : n->kind == MK_Y_SEQ ? "a list" : "a value";
 }
 
-static char **strs_add(char **v, size_t *n, char *s)
-{
-    v = mk_xrealloc(v, (*n + 2) * sizeof *v);
-    v[(*n)++] = s;
-    v[*n] = NULL;
-    return v;
-}
-
-static void strs_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* --- reading --------------------------------------------------------------------- */
 
 static int shell_command(mk_execstep *st, const mk_ynode *n, mk_diags *d)
@@ -41,9 +26,9 @@ static int shell_command(mk_execstep *st, const mk_ynode *n, mk_diags *d)
     if (mk_vars_check(n, "exec command", d) != 0)
         return -1;
     size_t k = 0;
-    st->argv = strs_add(st->argv, &k, mk_xstrdup("/bin/sh"));
-    st->argv = strs_add(st->argv, &k, mk_xstrdup("-c"));
-    st->argv = strs_add(st->argv, &k, mk_xstrdup(n->str));
+    st->argv = mk_xargv_push(st->argv, &k, mk_xstrdup("/bin/sh"));
+    st->argv = mk_xargv_push(st->argv, &k, mk_xstrdup("-c"));
+    st->argv = mk_xargv_push(st->argv, &k, mk_xstrdup(n->str));
     return 0;
 }
 
@@ -69,7 +54,7 @@ static int read_command(mk_execstep *st, const mk_ynode *n, mk_diags *d)
         } else if (mk_vars_check(w, "exec command", d) != 0) {
             bad = 1;
         } else {
-            st->argv = strs_add(st->argv, &k, mk_xstrdup(w->str));
+            st->argv = mk_xargv_push(st->argv, &k, mk_xstrdup(w->str));
         }
     }
     return bad ? -1 : 0;
@@ -94,7 +79,7 @@ static int read_env(mk_execstep *st, const mk_ynode *n, mk_diags *d)
         } else if (mk_vars_check(v, "exec env", d) != 0) {
             bad = 1;
         } else {
-            st->env = strs_add(st->env, &k, mk_xasprintf("%s=%s", name, v->str));
+            st->env = mk_xargv_push(st->env, &k, mk_xasprintf("%s=%s", name, v->str));
         }
     }
     return bad ? -1 : 0;
@@ -175,8 +160,8 @@ int mk_exec_parse(const mk_ynode *n, mk_execstep **steps, size_t *nsteps, mk_dia
 void mk_exec_free(mk_execstep *steps, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        strs_free(steps[i].argv);
-        strs_free(steps[i].env);
+        mk_argv_free(steps[i].argv);
+        mk_argv_free(steps[i].env);
         free(steps[i].resource);
     }
     free(steps);
@@ -230,13 +215,13 @@ static int pick(mk_suite_env *env, const char *resource, long long n, char ***id
     *nids = 0;
     for (size_t i = 0; res && i < res->ndev && *nids < (size_t)n; i++)
         if (res->dev[i].healthy)
-            *ids = strs_add(*ids, nids, mk_xstrdup(res->dev[i].id));
+            *ids = mk_xargv_push(*ids, nids, mk_xstrdup(res->dev[i].id));
     mk_nv_nodes_free(&snap);
     if (*nids == (size_t)n)
         return 0;
     snprintf(err, errlen, "as-allocated %lld: only %zu healthy %s device%s listed", n, *nids,
              resource, *nids == 1 ? "" : "s");
-    strs_free(*ids);
+    mk_argv_free(*ids);
     return -1;
 }
 
@@ -265,10 +250,10 @@ static int allocate(mk_suite_env *env, const mk_execstep *st, char ***envv, size
         snprintf(err, errlen, "as-allocated: Allocate %s of %s failed: %s", *allocated,
                  st->resource, why);
     for (size_t i = 0; rc == 0 && i < out.nenvs; i++)
-        *envv = strs_add(*envv, nenv, mk_xasprintf("%s=%s", out.envs[i].key,
+        *envv = mk_xargv_push(*envv, nenv, mk_xasprintf("%s=%s", out.envs[i].key,
                                                    out.envs[i].value ? out.envs[i].value : ""));
     mk_nv_alloc_free(&out);
-    strs_free(ids);
+    mk_argv_free(ids);
     return rc;
 }
 
@@ -280,7 +265,7 @@ static int expand_all(char *const *in, const mk_vars *vars, char ***out, size_t 
         char *s = mk_vars_expand(in[i], vars, err, errlen);
         if (!s)
             return -1;
-        *out = strs_add(*out, n, s);
+        *out = mk_xargv_push(*out, n, s);
     }
     return 0;
 }
@@ -353,8 +338,8 @@ int mk_exec_run(mk_suite_env *env, const mk_vars *vars, const mk_execstep *st,
         log_result(log, allocated, &req, res);
     else
         snprintf(err, errlen, "exec %s: %s", cmd, why);
-    strs_free(argv);
-    strs_free(envv);
+    mk_argv_free(argv);
+    mk_argv_free(envv);
     *allocated_out = allocated;
     return rc == 0 ? 0 : -1;
 }

@@ -163,6 +163,11 @@ char *mk_xstrdup(const char *s);
 char *mk_xstrndup(const char *s, size_t n);
 char *mk_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *mk_xvasprintf(const char *fmt, va_list ap);
+/* A NULL-terminated string vector (an argv or envp) of *n strings grown by
+ * s, which it takes; v NULL starts one. mk_argv_free frees it and its
+ * strings. */
+char **mk_xargv_push(char **v, size_t *n, char *s);
+void mk_argv_free(char **v);
 
 
 #endif

@@ -54,3 +54,18 @@ char *mk_xasprintf(const char *fmt, ...)
     va_end(ap);
     return s;
 }
+
+char **mk_xargv_push(char **v, size_t *n, char *s)
+{
+    v = mk_xrealloc(v, (*n + 2) * sizeof *v);
+    v[(*n)++] = s;
+    v[*n] = NULL;
+    return v;
+}
+
+void mk_argv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
