@@ -8,7 +8,6 @@
 #include "cmds.h"
 #include "commands.h"
 #include "fabric.h"
-#include "fault/fabricargs.h"
 #include "fault/fault.h"
 #include "stateview/stateview.h"
 #include "units.h"

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fault/fabricargs.h"
 #include "fault/fault.h"
 
 #define MAX_ARGS 64
