@@ -318,7 +318,7 @@ install: all
 	install -m 644 completions/mokka.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mokka
 	install -m 644 completions/_mokka $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mokka
 	install -m 644 completions/mokka.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mokka.fish
-	cp -R fixtures/profiles fixtures/configs fixtures/suites $(DESTDIR)$(PREFIX)/share/mokka/
+	cp -R fixtures/profiles fixtures/configs fixtures/suites fixtures/plugins $(DESTDIR)$(PREFIX)/share/mokka/
 
 # Release archives and the Debian package, built from the sources in trees
 # of their own (build-dist/, build-deb/) into dist/, with dist/SHA256SUMS.

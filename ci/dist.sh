@@ -61,7 +61,7 @@ pack() {
     install -m 644 "build-dist/$arch/lib/libnvidia-ml.so.1" "$stage/libnvidia-ml.so.1"
     install -m 644 src/mokka.1 README.md LICENSE "$stage/"
     install -m 644 completions/mokka.bash completions/_mokka completions/mokka.fish "$stage/completions/"
-    cp -R fixtures/profiles fixtures/configs fixtures/suites "$stage/fixtures/"
+    cp -R fixtures/profiles fixtures/configs fixtures/suites fixtures/plugins "$stage/fixtures/"
     find "$stage" -type d -exec chmod 755 {} +
     find "$stage/fixtures" -type f -exec chmod 644 {} +
     tar -C build-dist/stage --format=gnu --sort=name --mtime="@$SOURCE_DATE_EPOCH" \
