@@ -54,7 +54,8 @@ static char **env_join(char *const *a, char *const *b)
     while (b && b[m])
         m++;
     char **v = mk_xcalloc(n + m + 1, sizeof *v);
-    memcpy(v, a, n * sizeof *v);
+    if (n)   /* memcpy from NULL is undefined even for 0 bytes (UBSan) */
+        memcpy(v, a, n * sizeof *v);
     if (m)
         memcpy(v + n, b, m * sizeof *v);
     return v;
