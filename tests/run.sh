@@ -30,8 +30,10 @@ for t in "$MOKKA_BUILD"/build/tests/test_*; do
     name=$(basename "$t")
     case "$name" in *"$pattern"*) ;; *) continue ;; esac
     if [ "$concurrency" = 1 ] && ! is_concurrency "$name"; then continue; fi
+    t0=$(date +%s)
     "$t" > "$log/$name" 2>&1
     rc=$?
+    took=" ($(( $(date +%s) - t0 )) s)"
     line=$(grep -E '^[0-9]+%: Checks: ' "$log/$name" | tail -n 1)
     n=$(echo "$line" | sed -n 's/.*Checks: \([0-9]*\).*/\1/p')
     f=$(echo "$line" | sed -n 's/.*Failures: \([0-9]*\).*/\1/p')
@@ -47,7 +49,7 @@ for t in "$MOKKA_BUILD"/build/tests/test_*; do
         echo "FAIL $name: $line"; grep -vE '^[0-9]+%: Checks: ' "$log/$name"
         failed_names="$failed_names $name"
     else
-        echo "ok   $name: $n checks"
+        echo "ok   $name: $n checks$took"
     fi
 done
 
@@ -56,8 +58,10 @@ for py in "$here"/e2e/test_*.py; do
     name=$(basename "$py" .py)
     case "$name" in *"$pattern"*) ;; *) continue ;; esac
     if [ "$concurrency" = 1 ] && ! is_concurrency "$name"; then continue; fi
+    t0=$(date +%s)
     (cd "$here/e2e" && python3 -m unittest -v "$name") > "$log/$name" 2>&1
     rc=$?
+    took=" ($(( $(date +%s) - t0 )) s)"
     n=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in.*/\1/p' "$log/$name" | tail -n 1)
     f=$(sed -n 's/.*failures=\([0-9]*\).*/\1/p' "$log/$name" | tail -n 1)
     e=$(sed -n 's/.*errors=\([0-9]*\).*/\1/p' "$log/$name" | tail -n 1)
@@ -67,9 +71,9 @@ for py in "$here"/e2e/test_*.py; do
     [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ] && bad=1
     passed=$((passed + n - f - e - s)); failed=$((failed + bad)); skipped=$((skipped + s))
     if [ "$bad" -gt 0 ]; then
-        echo "FAIL $name"; cat "$log/$name"; failed_names="$failed_names $name"
+        echo "FAIL $name$took"; cat "$log/$name"; failed_names="$failed_names $name"
     else
-        echo "ok   $name: $n tests${s:+, $s skipped}"
+        echo "ok   $name: $n tests${s:+, $s skipped}$took"
         grep -E 'skipped ' "$log/$name" | sed 's/^/     /'
     fi
 done

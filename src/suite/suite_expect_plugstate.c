@@ -43,13 +43,10 @@ static mk_cmp *parse_cmp(const mk_ynode *n, const char *what, int *bad, mk_diags
     return c;
 }
 
-static int parse_plugin(mk_expect *x, const mk_ynode *val, mk_diags *d)
+static int parse_plugin_fields(plugin_x *p, const mk_ynode *val, mk_diags *d)
 {
     static const char *const keys[] = {"name", "running", "restarts", "crashes", "resources", NULL};
     const char *s;
-    plugin_x *p = mk_xcalloc(1, sizeof *p);
-    p->running = -1;
-    x->arg = p;
     /* `plugin: NAME` alone asks that it runs. */
     if (val->kind == MK_Y_SCALAR) {
         if (mk_ystr(val, "plugin", &s, d) != 0 || !*s)
@@ -77,6 +74,18 @@ static int parse_plugin(mk_expect *x, const mk_ynode *val, mk_diags *d)
         bad |= mk_strv_parse(n, "plugin resources", 1, &p->resources, d) != 0;
     }
     return bad ? -1 : 0;
+}
+
+static int parse_plugin(mk_expect *x, const mk_ynode *val, mk_diags *d)
+{
+    plugin_x *p = mk_xcalloc(1, sizeof *p);
+    p->running = -1;
+    if (parse_plugin_fields(p, val, d) != 0) {
+        free_plugin(p);
+        return -1;
+    }
+    x->arg = p;
+    return 0;
 }
 
 static mk_xres check_count(mk_xctx *c, const char *who, const char *what, const mk_cmp *cmp,
