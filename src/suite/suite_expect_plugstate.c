@@ -43,14 +43,23 @@ static mk_cmp *parse_cmp(const mk_ynode *n, const char *what, int *bad, mk_diags
     return c;
 }
 
+/* A parse that fails must say why: an empty name is no error to mk_ystr. */
+static int empty(const mk_ynode *n, const char *what, mk_diags *d)
+{
+    mk_yerr(d, n, "%s is empty: name a plugin (as --add-plugin or the plugins file names it)", what);
+    return -1;
+}
+
 static int parse_plugin_fields(plugin_x *p, const mk_ynode *val, mk_diags *d)
 {
     static const char *const keys[] = {"name", "running", "restarts", "crashes", "resources", NULL};
     const char *s;
     /* `plugin: NAME` alone asks that it runs. */
     if (val->kind == MK_Y_SCALAR) {
-        if (mk_ystr(val, "plugin", &s, d) != 0 || !*s)
+        if (mk_ystr(val, "plugin", &s, d) != 0)
             return -1;
+        if (!*s)
+            return empty(val, "plugin", d);
         p->name = mk_xstrdup(s);
         p->running = 1;
         return 0;
@@ -60,8 +69,10 @@ static int parse_plugin_fields(plugin_x *p, const mk_ynode *val, mk_diags *d)
     int bad = mk_ycheck_keys(val, "plugin", keys, d) != 0;
     const mk_ynode *n;
     if ((n = mk_yget(val, "name"))) {
-        if (mk_ystr(n, "plugin name", &s, d) != 0 || !*s)
+        if (mk_ystr(n, "plugin name", &s, d) != 0)
             bad = 1;
+        else if (!*s)
+            bad = empty(n, "plugin name", d) != 0;
         else
             p->name = mk_xstrdup(s);
     }
@@ -180,8 +191,10 @@ const mk_xkind mk_xk_plugin = {"plugin", 0, parse_plugin, check_plugin, free_plu
 static int parse_served_by(mk_expect *x, const mk_ynode *val, mk_diags *d)
 {
     const char *s;
-    if (mk_ystr(val, "served-by", &s, d) != 0 || !*s)
+    if (mk_ystr(val, "served-by", &s, d) != 0)
         return -1;
+    if (!*s)
+        return empty(val, "served-by", d);
     x->arg = mk_xstrdup(s);
     return 0;
 }
