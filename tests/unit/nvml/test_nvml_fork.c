@@ -9,6 +9,24 @@
 
 #define XID nvmlEventTypeXidCriticalError
 
+/* Under ThreadSanitizer before LLVM 19 (CI has clang 14) a child forked while
+ * other threads allocate can hang in TSan's own allocator, whose locks the
+ * runtime did not take around fork (llvm-project pull 96600): 2 of 34 TSan
+ * runs hung so at the first fork, 0 of 32 plain runs. There the children of
+ * the busy-threads test exit at once; the plain and ASan runs check them,
+ * and TSan still checks the parent's threads racing through init, shutdown
+ * and reload around the forks. */
+#if defined(__SANITIZE_THREAD__)
+#define TSAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TSAN_BUILD 1
+#endif
+#endif
+#ifndef TSAN_BUILD
+#define TSAN_BUILD 0
+#endif
+
 /* What each side checks after the fork. 0 when all is well, else the step
  * that failed. Only async-signal-safe use of Check: none in the child. */
 static int works(unsigned want_gpus)
@@ -195,6 +213,8 @@ START_TEST(fork_while_inside_init_and_reload)
     while (mk_test_now_ms() < start + 2700 || forks <= 10) {
         pid_t pid = mk_test_fork();
         if (pid == 0) {
+            if (TSAN_BUILD)
+                _exit(0);
             alarm(20);   /* a deadlock ends the child, and the test fails */
             if (nv.nvmlInit_v2())
                 _exit(30);
@@ -221,7 +241,8 @@ START_TEST(fork_while_inside_init_and_reload)
     for (int i = 0; i < 3; i++)
         pthread_join(th[i], NULL);
     ck_assert_int_eq(b.failures, 0);
-    fprintf(stderr, "measure: %d forks during init/shutdown/reload, every child worked\n", forks);
+    fprintf(stderr, "measure: %d forks during init/shutdown/reload, %s\n", forks,
+            TSAN_BUILD ? "children exit at once under TSan" : "every child worked");
     ck_assert_int_gt(forks, 10);
 }
 END_TEST
