@@ -98,6 +98,7 @@ image() {
 build() {
     arch=$1 t0=$(date +%s)
     base=$(sh ci/image/base.sh "$arch")
+    t_base=$(($(date +%s) - t0))
     base_label="debian $codename, mmdebstrap, snapshot of $(date -u -d "@$(sed -n 's/^ *"epoch": \([0-9]*\).*/\1/p' "$base.json")" +%F)"
     w="$work/$arch"
     rm -rf "$w" && mkdir -p "$w/mokka/opt" "$w/mokka/usr/local/bin" "$w/plugin/usr/bin"
@@ -121,7 +122,17 @@ build() {
     image "$arch" mokka-device-plugin '["mokka","run","--cluster","--hold","--","nvidia-device-plugin"]' \
         "NVIDIA's device plugin on Mokka's virtual GPUs" --layer "$base:$from" --layer "$w/mokka-layer:$add" \
         --layer "$w/plugin-layer:COPY nvidia-device-plugin (sha256 $(sha256sum < "$new" | cut -c1-64))${old:+ and the older line}"
-    echo "image: $arch built in $(($(date +%s) - t0)) s"
+    echo "image: $arch built in $(($(date +%s) - t0)) s (the base $t_base s)"
+    # for make bench (tests/bench/run.sh): this build's numbers
+    {
+        echo "commit $revision"
+        echo "seconds $(($(date +%s) - t0))"
+        echo "base_seconds $t_base"
+        for name in mokka mokka-device-plugin; do
+            echo "$name.bytes $(wc -c < "dist/${name}_${version}_linux_$arch.image.tar")"
+        done
+        echo "base.unpacked $(sed -n 's/^ *"unpacked": \([0-9]*\).*/\1/p' "$base.json")"
+    } > "$w/stats"
 }
 
 mkdir -p dist

@@ -88,7 +88,9 @@ done
 echo "image-build: entrypoints, architecture, labels and files as ci/image/Dockerfile says ($(($(now) - t0)) s)"
 
 # --- podman ----------------------------------------------------------------------
+# a private store; limits no higher than a VM without CAP_SYS_RESOURCE allows
 pm() { podman --root "$work/podman" --runroot "$work/podman-run" --storage-driver vfs "$@"; }
+lim="--ulimit nofile=1024:1024 --ulimit nproc=1024:1024"
 binfmt=no
 [ -r /proc/sys/fs/binfmt_misc/qemu-aarch64 ] && grep -q '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64 && binfmt=yes
 for arch in $arches; do
@@ -102,7 +104,7 @@ for arch in $arches; do
             pm rmi -f "$name:$version" > /dev/null
             continue
         fi
-        pm run --rm --net=none --arch "$arch" --entrypoint mokka "$name:$version" version > "$work/run.out" 2>&1 ||
+        pm run $lim --rm --net=none --arch "$arch" --entrypoint mokka "$name:$version" version > "$work/run.out" 2>&1 ||
             { cat "$work/run.out"; fail "podman run $name $arch: mokka version"; }
         grep -q "^mokka $version" "$work/run.out" || { cat "$work/run.out"; fail "$name $arch: mokka version printed no $version"; }
         echo "image-build: ok   podman load $name $arch, run: $(head -n 1 "$work/run.out") ($(($(now) - t0)) s)"

@@ -20,7 +20,9 @@ for t in mmdebstrap podman; do
     command -v $t > /dev/null 2>&1 || { echo "image-recipes: no $t (apt-get install $t)"; exit 3; }
 done
 work=$(mktemp -d /tmp/mokka-recipes.XXXXXX)
+# a private store; limits no higher than a VM without CAP_SYS_RESOURCE allows
 pm() { podman --root "$work/podman" --runroot "$work/podman-run" --storage-driver vfs "$@"; }
+lim="--ulimit nofile=1024:1024 --ulimit nproc=1024:1024"
 cleanup() {
     pm rm -af > /dev/null 2>&1 || true
     umount -R "$work/podman" 2>/dev/null || true
@@ -51,8 +53,8 @@ pm build -q -t localhost/test-plugin:new -t localhost/test-plugin:old "$work/plu
 cp "dist/mokka_${version}_linux_$arch.tar.gz" "$work/ctx/dist/"
 for target in mokka device-plugin; do
     name=mokka; [ $target = mokka ] || name=mokka-device-plugin
-    pm build --pull=never --network=host -f "$PWD/ci/image/Dockerfile" --target $target \
-        --build-arg BASE=docker.io/library/mokka-test-base:1 --build-arg PLUGIN_IMAGE=localhost/test-plugin \
+    pm build $lim --pull=never --network=host -f "$PWD/ci/image/Dockerfile" --target $target \
+        --build-arg BASE=localhost/mokka-test-base:1 --build-arg PLUGIN_IMAGE=localhost/test-plugin \
         --build-arg PLUGIN_TAG=new --build-arg OLD_PLUGIN_TAG=old --build-arg TARGETARCH=$arch \
         --build-arg MOKKA_VERSION="$version" -t "localhost/dockerfile-$name:1" "$work/ctx" > "$work/build.log" 2>&1 ||
         { tail -n 30 "$work/build.log"; fail "podman build ci/image/Dockerfile --target $target"; }
