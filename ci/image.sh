@@ -57,7 +57,7 @@ image: no NVIDIA device plugin binary for $1: make image PLUGIN_$1=/path/to/nvid
   - from NVIDIA's release image, on a machine with a registry:
       podman create --platform linux/$1 --name ndp nvcr.io/nvidia/k8s-device-plugin:v0.17.4
       podman cp ndp:/usr/bin/nvidia-device-plugin . && podman rm ndp
-  - or built from its release tag with Go (1.22 or later):
+  - or built from its release tag with Go (1.23 or later):
       git clone -b v0.17.4 https://github.com/NVIDIA/k8s-device-plugin && cd k8s-device-plugin
       GOARCH=$1 CGO_ENABLED=1 CC=$(triplet "$1")-gcc go build -ldflags "-s -w \\
         '-extldflags=-Wl,--export-dynamic -Wl,--unresolved-symbols=ignore-in-object-files'" \\

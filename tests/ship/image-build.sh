@@ -104,6 +104,7 @@ for arch in $arches; do
             pm rmi -f "$name:$version" > /dev/null
             continue
         fi
+        # shellcheck disable=SC2086 # $lim: two options
         pm run $lim --rm --net=none --arch "$arch" --entrypoint mokka "$name:$version" version > "$work/run.out" 2>&1 ||
             { cat "$work/run.out"; fail "podman run $name $arch: mokka version"; }
         grep -q "^mokka $version" "$work/run.out" || { cat "$work/run.out"; fail "$name $arch: mokka version printed no $version"; }
@@ -139,7 +140,12 @@ for arch in $arches; do
             { cat "$work/ctr.out"; fail "ctr images import $name $arch"; }
         ctr -a "$work/ctrd/sock" -n k8s.io images ls -q | grep -qx "docker.io/library/$name:$version" ||
             fail "ctr images import $name $arch: no docker.io/library/$name:$version"
+        if [ "$arch" = amd64 ]; then
+            ctr -a "$work/ctrd/sock" -n k8s.io run --rm "docker.io/library/$name:$version" "test-$name" \
+                mokka version > "$work/run.out" 2>&1 || { cat "$work/run.out"; fail "ctr run $name: mokka version"; }
+            grep -q "^mokka $version" "$work/run.out" || { cat "$work/run.out"; fail "ctr run $name: no version"; }
+        fi
         ctr -a "$work/ctrd/sock" -n k8s.io images rm "docker.io/library/$name:$version" > /dev/null
     done
 done
-echo "image-build: ok   ctr images import (as kind load image-archive) of the 4 archives: named $version ($(($(now) - t0)) s)"
+echo "image-build: ok   ctr images import (as kind load image-archive) of the 4 archives: named $version, mokka version runs in the amd64 ones ($(($(now) - t0)) s)"

@@ -53,6 +53,7 @@ pm build -q -t localhost/test-plugin:new -t localhost/test-plugin:old "$work/plu
 cp "dist/mokka_${version}_linux_$arch.tar.gz" "$work/ctx/dist/"
 for target in mokka device-plugin; do
     name=mokka; [ $target = mokka ] || name=mokka-device-plugin
+    # shellcheck disable=SC2086 # $lim: two options
     pm build $lim --pull=never --network=host -f "$PWD/ci/image/Dockerfile" --target $target \
         --build-arg BASE=localhost/mokka-test-base:1 --build-arg PLUGIN_IMAGE=localhost/test-plugin \
         --build-arg PLUGIN_TAG=new --build-arg OLD_PLUGIN_TAG=old --build-arg TARGETARCH=$arch \
