@@ -131,6 +131,7 @@ build() {
         for name in mokka mokka-device-plugin; do
             echo "$name.bytes $(wc -c < "dist/${name}_${version}_linux_$arch.image.tar")"
         done
+        echo "base.built_seconds $(sed -n 's/^ *"build_seconds": \([0-9]*\).*/\1/p' "$base.json")"
         echo "base.unpacked $(sed -n 's/^ *"unpacked": \([0-9]*\).*/\1/p' "$base.json")"
     } > "$w/stats"
 }

@@ -73,7 +73,7 @@ deb [signed-by=$keyring] $uri $s main"; done
 t0=$(date +%s)
 printf '%s\n' "$mirrors" | grep . | SOURCE_DATE_EPOCH=$epoch mmdebstrap --quiet "$@" "$codename" "$tmp/rootfs.tar" - >&2 ||
     fail "mmdebstrap $arch failed (a foreign architecture needs arch-test, qemu-user-static and its binfmt_misc entry: arch-test $arch)"
-python3 "$here/layer.py" base "$tmp/rootfs.tar" "$entry" --epoch "$epoch" \
+python3 "$here/layer.py" base "$tmp/rootfs.tar" "$entry" --epoch "$epoch" --seconds $(($(date +%s) - t0)) \
     --note "snapshot:$snap" --note "packages: $packages" >&2
 echo "image: base $arch (${suites# }, snapshot of $(date -u -d "@$epoch" +%F)) built in $(($(date +%s) - t0)) s: $entry" >&2
 echo "$entry"

@@ -5,7 +5,7 @@
 # tar (its sha256 is the image's diff_id) and a gzip blob without name or
 # time (its sha256 is the manifest's digest), described in ENTRY.json.
 #
-#   layer.py base ROOTFS.tar ENTRY --epoch N [--note TEXT]...
+#   layer.py base ROOTFS.tar ENTRY --epoch N [--note TEXT]... [--seconds N]
 #       mmdebstrap's tarball as the base layer (its order, "./" dropped);
 #       ENTRY.json also lists the installed packages and their versions.
 #   layer.py dir DIR ENTRY --epoch N
@@ -112,6 +112,7 @@ def main():
     ap.add_argument("entry")
     ap.add_argument("--epoch", type=int, required=True)
     ap.add_argument("--note", action="append", default=[])
+    ap.add_argument("--seconds", type=int, help="how long making the source took (make bench shows it)")
     a = ap.parse_args()
     tmp = a.entry + ".part"
     with tarfile.open(tmp + ".tar", "w", format=tarfile.PAX_FORMAT) as out:
@@ -130,6 +131,7 @@ def main():
         "unpacked": os.path.getsize(tmp + ".tar"),
         "epoch": a.epoch,
         "notes": a.note,
+        "build_seconds": a.seconds,
         "packages": packages,
     }
     os.replace(tmp + ".tar", a.entry + ".tar")

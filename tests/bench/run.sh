@@ -255,6 +255,7 @@ images() {
         for name in mokka-device-plugin mokka; do
             row "image.$arch.$name" "$(($(get "$name.bytes") / 1048576))" MiB - "dist/${name}_*_linux_$arch.image.tar, gzip layers"
         done
+        row "image.$arch.base-build" "$(get base.built_seconds)" s - "mmdebstrap's base when not cached (ci/image/base.sh; foreign architectures run under qemu)"
         row "image.$arch.base-unpacked" "$(($(get base.unpacked) / 1048576))" MiB - "the Debian base unpacked (mmdebstrap --variant=apt, no docs)"
     done
     [ -n "$found" ] || row image skipped - - "skipped: run make image first (its numbers are read from build-image/ARCH/stats)"
