@@ -15,8 +15,8 @@
 # PLUGIN_OLD_<ARCH> / PLUGIN_OLD: optional, the older release line the
 # grey-release overlay runs (/opt/nvidia-device-plugin-old/).
 # Reproducible: layers and archives from ci/image/layer.py and archive.py,
-# times from the last commit (SOURCE_DATE_EPOCH), the base's from its
-# snapshot; two runs give the same bytes.
+# times from the last commit (SOURCE_DATE_EPOCH), the base's clamped to
+# its Debian release's date; two runs give the same bytes.
 set -eu
 [ $# -ge 2 ] || { echo "usage: sh ci/image.sh VERSION ARCH..." >&2; exit 2; }
 version=$1; shift
@@ -99,7 +99,7 @@ build() {
     arch=$1 t0=$(date +%s)
     base=$(sh ci/image/base.sh "$arch")
     t_base=$(($(date +%s) - t0))
-    base_label="debian $codename, mmdebstrap, snapshot of $(date -u -d "@$(sed -n 's/^ *"epoch": \([0-9]*\).*/\1/p' "$base.json")" +%F)"
+    base_label="debian $codename, mmdebstrap, release of $(date -u -d "@$(sed -n 's/^ *"epoch": \([0-9]*\).*/\1/p' "$base.json")" +%F)"
     w="$work/$arch"
     rm -rf "$w" && mkdir -p "$w/mokka/opt" "$w/mokka/usr/local/bin" "$w/plugin/usr/bin"
     tar -xzf "dist/mokka_${version}_linux_$arch.tar.gz" -C "$w/mokka/opt"

@@ -10,9 +10,10 @@
 # The layer is cached under $MOKKA_IMAGE_CACHE (default
 # ~/.cache/mokka-image) by its inputs: the architecture, the package list,
 # the options below and the archive's snapshot (the sha256 of each suite's
-# InRelease); a later run with the same inputs reuses it without
-# mmdebstrap. Its file times are the snapshot's own date, so that a rebuild
-# of the same snapshot gives the same bytes. Entry files: .tar (the layer),
+# package index); a later run with the same inputs reuses it without
+# mmdebstrap. Its file times are clamped to the release's date, so that a
+# rebuild of the same snapshot gives the same bytes; a new one replaces the
+# architecture's older entry. Entry files: .tar (the layer),
 # .tar.gz (its blob), .json (digests, sizes, snapshot, packages).
 # Needs mmdebstrap (root), and for a foreign ARCH qemu-user-static with its
 # binfmt_misc entry (arch-test ARCH says yes).
@@ -35,18 +36,22 @@ for s in $(printf '%s\n' "$src" | sed -n 's/^Suites: //p'); do
     case "$s" in "$codename"|"$codename-updates") suites="$suites $s" ;; esac
 done
 
-# The snapshot: each suite's InRelease, by hash; the newest Date is the layer's time.
+# The snapshot: the sha256 of each suite's package index for ARCH (from its
+# InRelease), so that a mirror push that changes no package keeps the cache;
+# the time is the release's own (CODENAME's Date: its last point release).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-epoch=0
+epoch=""
 snap=""
 for s in $suites; do
     curl -fsSL --retry 3 -o "$tmp/InRelease" "$uri/dists/$s/InRelease" ||
         fail "cannot fetch $uri/dists/$s/InRelease (the archive apt uses here)"
-    d=$(date -d "$(sed -n 's/^Date: //p' "$tmp/InRelease" | head -n 1)" +%s)
-    [ "$d" -gt "$epoch" ] && epoch=$d
-    snap="$snap $s=$(sha256sum < "$tmp/InRelease" | cut -d' ' -f1)"
+    [ "$s" = "$codename" ] && epoch=$(date -d "$(sed -n 's/^Date: //p' "$tmp/InRelease" | head -n 1)" +%s)
+    idx=$(awk -v f="main/binary-$arch/Packages" '$3 == f && length($1) == 64 { print $1 }' "$tmp/InRelease")
+    [ -n "$idx" ] || fail "$uri/dists/$s/InRelease lists no main/binary-$arch/Packages"
+    snap="$snap $s=$idx"
 done
+[ -n "$epoch" ] || fail "the apt sources here do not serve $codename itself"
 
 packages=$(grep -v '^#' "$here/packages" | paste -sd, -)
 # merged-usr: the /usr symlinks made directly (usr-is-merged), not by the
@@ -75,5 +80,9 @@ printf '%s\n' "$mirrors" | grep . | SOURCE_DATE_EPOCH=$epoch mmdebstrap --quiet 
     fail "mmdebstrap $arch failed (a foreign architecture needs arch-test, qemu-user-static and its binfmt_misc entry: arch-test $arch)"
 python3 "$here/layer.py" base "$tmp/rootfs.tar" "$entry" --epoch "$epoch" --seconds $(($(date +%s) - t0)) \
     --note "snapshot:$snap" --note "packages: $packages" >&2
-echo "image: base $arch (${suites# }, snapshot of $(date -u -d "@$epoch" +%F)) built in $(($(date +%s) - t0)) s: $entry" >&2
+# one base per architecture: older snapshots' go
+for old in "$cache/base-$arch-"*.json; do
+    [ "$old" = "$entry.json" ] || rm -f "${old%.json}.tar" "${old%.json}.tar.gz" "$old"
+done
+echo "image: base $arch (${suites# }, release of $(date -u -d "@$epoch" +%F)) built in $(($(date +%s) - t0)) s: $entry" >&2
 echo "$entry"
