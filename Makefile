@@ -328,12 +328,11 @@ DIST_ARCHES ?= amd64 arm64
 dist:
 	sh ci/dist.sh $(MOKKA_VERSION) $(DIST_ARCHES)
 
-# The images, from the archives and Debian's packages (mmdebstrap): docker-archive
+# The images, from the archives (built first) and Debian's packages (mmdebstrap): docker-archive
 # tarballs in dist/ for IMAGE_ARCHES. PLUGIN only when given (demo's default is
 # the stand-in).
 IMAGE_ARCHES ?= $(DIST_ARCHES)
 image:
-	sh ci/dist.sh $(MOKKA_VERSION) $(IMAGE_ARCHES)
 	PLUGIN='$(if $(filter command line environment,$(origin PLUGIN)),$(PLUGIN))' \
 	    sh ci/image.sh $(MOKKA_VERSION) $(IMAGE_ARCHES)
 

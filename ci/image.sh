@@ -5,7 +5,8 @@
 # tarballs dist/NAME_VERSION_linux_ARCH.image.tar, added to dist/SHA256SUMS.
 # Same files, paths and entrypoints as ci/image/Dockerfile, built from:
 #   - the base: Debian's packages by mmdebstrap (ci/image/base.sh, cached);
-#   - the release archive dist/mokka_VERSION_linux_ARCH.tar.gz (make dist);
+#   - the release archive dist/mokka_VERSION_linux_ARCH.tar.gz (ci/dist.sh,
+#     run here once the plugins are checked);
 #   - NVIDIA's device plugin binary, given per architecture.
 #
 #   sh ci/image.sh VERSION ARCH...      (make image IMAGE_ARCHES="amd64 arm64")
@@ -74,9 +75,8 @@ for arch in "$@"; do
     new=$(plugin PLUGIN "$arch")
     [ -n "$new" ] || no_plugin "$arch"
     plugin PLUGIN_OLD "$arch" > /dev/null
-    [ -f "dist/mokka_${version}_linux_$arch.tar.gz" ] ||
-        { echo "image: no dist/mokka_${version}_linux_$arch.tar.gz: run make dist DIST_ARCHES=$arch" >&2; exit 2; }
 done
+sh ci/dist.sh "$version" "$@"
 
 # image ARCH NAME ENTRYPOINT DESCRIPTION LAYER...: one archive in dist/.
 image() {
