@@ -51,6 +51,9 @@ plugin() {
     printf '%s' "$path"
 }
 
+triplet() { case "$1" in amd64) echo x86_64-linux-gnu ;; *) echo aarch64-linux-gnu ;; esac; }
+
+# no_plugin ARCH: how to get NVIDIA's plugin for ARCH; exit 2.
 no_plugin() {
     cat >&2 <<MSG
 image: no NVIDIA device plugin binary for $1: make image PLUGIN_$1=/path/to/nvidia-device-plugin
@@ -66,8 +69,6 @@ image: no NVIDIA device plugin binary for $1: make image PLUGIN_$1=/path/to/nvid
 MSG
     exit 2
 }
-
-triplet() { case "$1" in amd64) echo x86_64-linux-gnu ;; *) echo aarch64-linux-gnu ;; esac; }
 
 # Every input is checked before anything is built.
 for arch in "$@"; do
