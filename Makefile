@@ -11,6 +11,8 @@
 #   make install         PREFIX=/usr/local LIBDIR=$(PREFIX)/lib/mokka DESTDIR=
 #   make dist            release archives in dist/ (ci/dist.sh; DIST_ARCHES="amd64 arm64")
 #   make deb             the Debian package in dist/ (ci/deb.sh, packaging in ci/debian/)
+#   make image           the images mokka-device-plugin and mokka in dist/ (ci/image.sh;
+#                        PLUGIN_amd64=, PLUGIN_arm64= or PLUGIN=: NVIDIA's device plugin)
 #   make O=/tmp/b ...    out-of-tree build
 #
 # Sources are found by directory, so a new file needs no edit here:
@@ -112,7 +114,7 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 FUZZ_BIN := $(patsubst %,$(B)/fuzz/%,$(FUZZ_NAMES))
 REPLAY_BIN := $(patsubst %,$(B)/tests/replay-%,$(FUZZ_NAMES))
 
-.PHONY: all lib cli test check testbins asan tsan fuzz fuzzers bench demo install dist deb clean deps
+.PHONY: all lib cli test check testbins asan tsan fuzz fuzzers bench demo install dist deb image clean deps
 .DELETE_ON_ERROR:
 
 all: lib cli
@@ -326,12 +328,20 @@ DIST_ARCHES ?= amd64 arm64
 dist:
 	sh ci/dist.sh $(MOKKA_VERSION) $(DIST_ARCHES)
 
+# The images, from the archives (built first) and Debian's packages (mmdebstrap): docker-archive
+# tarballs in dist/ for IMAGE_ARCHES. PLUGIN only when given (demo's default is
+# the stand-in).
+IMAGE_ARCHES ?= $(DIST_ARCHES)
+image:
+	PLUGIN='$(if $(filter command line environment,$(origin PLUGIN)),$(PLUGIN))' \
+	    sh ci/image.sh $(MOKKA_VERSION) $(IMAGE_ARCHES)
+
 DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null)
 deb:
 	sh ci/deb.sh $(MOKKA_VERSION) $(DEB_ARCH)
 
 clean:
 	rm -rf $(B) $(LIBNVML) $(LIBNVML).debug $(MOKKA) $(O)/build-asan $(O)/build-tsan $(O)/build-fuzz \
-	    $(O)/mokka-demo.xml build-dist build-deb dist
+	    $(O)/mokka-demo.xml build-dist build-deb build-image dist
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

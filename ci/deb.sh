@@ -47,6 +47,5 @@ echo "deb: lintian: $(grep -c '^E:' build-deb/lintian.txt || true) errors, $(gre
 [ "$lrc" = 0 ] || { echo "deb: lintian found errors in $deb" >&2; exit 1; }
 mkdir -p dist
 cp "$deb" dist/
-# shellcheck disable=SC2046
-(cd dist && sha256sum $(ls mokka_*.tar.gz mokka_*.deb) > SHA256SUMS)
+sh ci/sums.sh > /dev/null
 echo "deb: dist/mokka_${version}_$arch.deb ($(wc -c < "$deb") bytes)"

@@ -72,5 +72,4 @@ pack() {
 mkdir -p dist
 for arch in "$@"; do build "$arch"; done
 for arch in "$@"; do pack "$arch"; done
-# shellcheck disable=SC2046
-(cd dist && sha256sum $(ls mokka_*.tar.gz mokka_*.deb 2>/dev/null) > SHA256SUMS && cat SHA256SUMS)
+sh ci/sums.sh

@@ -239,6 +239,28 @@ faults() {
         { echo "FAILED: fault_bench.py"; sed 's/^/    /' "$tmp/faults.err"; echo faults >> "$tmp/failed"; }
 }
 
+# The images (make image): build time and size per architecture, as the last
+# make image in this tree recorded them (ci/image.sh; building them here would
+# take minutes and need NVIDIA's plugin).
+images() {
+    found=""
+    for stats in "$top"/build-image/*/stats; do
+        [ -f "$stats" ] || continue
+        found=1
+        arch=$(basename "$(dirname "$stats")")
+        get() { sed -n "s/^$1 //p" "$stats"; }
+        commit=$(get commit | cut -c1-12)
+        base=$(get base_seconds)
+        row "image.$arch.build" "$(get seconds)" s - "make image $arch at $commit, both images; the mmdebstrap base took $base s of it (a few s when cached)"
+        for name in mokka-device-plugin mokka; do
+            row "image.$arch.$name" "$(($(get "$name.bytes") / 1048576))" MiB - "dist/${name}_*_linux_$arch.image.tar, gzip layers"
+        done
+        row "image.$arch.base-build" "$(get base.built_seconds)" s - "mmdebstrap's base when not cached (ci/image/base.sh; foreign architectures run under qemu)"
+        row "image.$arch.base-unpacked" "$(($(get base.unpacked) / 1048576))" MiB - "the Debian base unpacked (mmdebstrap --variant=apt, no docs)"
+    done
+    [ -n "$found" ] || row image skipped - - "skipped: run make image first (its numbers are read from build-image/ARCH/stats)"
+}
+
 # NVIDIA's Go mock NVML, for scale, measured by the same programs.
 gomock() {
     so=${MOKKA_BENCH_GOMOCK:-}
@@ -275,6 +297,7 @@ measure() {
     smi
     kube
     faults
+    images
     gomock
 }
 

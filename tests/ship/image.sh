@@ -3,7 +3,8 @@
 # it with dockerfile-utils (npm) and checks that it names what the release
 # and the DaemonSets use: the archive's file name, the stages, the plugin
 # tag argument, the older plugin where the grey-release overlay looks for
-# it, and ci/deploy's image name. Exit 1 on any finding.
+# it, and ci/deploy's image name; that make image (ci/image.sh) installs the same
+# packages and refuses a missing or foreign plugin. Exit 1 on any finding.
 # shellcheck disable=SC2016 # the Dockerfile's ${...} are matched literally
 set -eu
 cd "$(dirname "$0")/../.."
@@ -29,3 +30,16 @@ grep -q "^ARG MOKKA_VERSION=$version\$" "$df" || fail "$df's MOKKA_VERSION is no
 grep -q "image: mokka-device-plugin:$version\$" ci/deploy/mokka-daemonset.yaml ||
     fail "ci/deploy/mokka-daemonset.yaml does not run mokka-device-plugin:$version"
 echo "image: stages plugin, mokka, device-plugin; archive, version $version and ci/deploy's image name agree"
+
+# make image (ci/image.sh) builds what the Dockerfile builds: the same packages
+# over Debian, and it refuses a missing or foreign plugin before building anything.
+pkgs=$(sed -n '/apt-get install/,/rm -rf/p' "$df" | tr -s ' ' '\n' | grep -E '^(lib|ca-)' | sort | paste -sd' ' -)
+[ "$pkgs" = "$(grep -v '^#' ci/image/packages | sort | paste -sd' ' -)" ] ||
+    fail "$df installs $pkgs; ci/image/packages (make image) lists otherwise"
+out=$(PLUGIN='' PLUGIN_arm64='' sh ci/image.sh "$version" arm64 2>&1) && fail "ci/image.sh ran without a plugin"
+{ echo "$out" | grep -q 'no NVIDIA device plugin binary for arm64: make image PLUGIN_arm64=' &&
+    echo "$out" | grep -q 'nvcr.io/nvidia/k8s-device-plugin' && echo "$out" | grep -q 'go build'; } ||
+    fail "ci/image.sh without a plugin does not say how to get one: $out"
+out=$(PLUGIN=/bin/true sh ci/image.sh "$version" arm64 2>&1) && fail "ci/image.sh took an amd64 program for arm64"
+echo "$out" | grep -q 'is not a linux/arm64 program' || fail "ci/image.sh on a foreign plugin: $out"
+echo "image: make image lists the Dockerfile's packages, refuses a missing plugin (saying how to get one) and a foreign one"
