@@ -32,13 +32,27 @@ const char *const *mk_ctr_libdirs(const char *arch)
     return arch && strcmp(arch, "aarch64") == 0 ? arm : x86;
 }
 
-/* Whether rootfs/path exists (following the image's relative links). */
-static int in_image(const char *rootfs, const char *dir, const char *name)
+/* stat of rootfs/dir/name (name NULL: rootfs/dir), following the image's
+ * relative links. */
+static int image_stat(const char *rootfs, const char *dir, const char *name, struct stat *sb)
 {
     char p[8400];
-    struct stat sb;
     snprintf(p, sizeof p, "%s%s%s%s", rootfs, dir, name ? "/" : "", name ? name : "");
-    return stat(p, &sb) == 0;
+    return stat(p, sb);
+}
+
+static int in_image(const char *rootfs, const char *dir, const char *name)
+{
+    struct stat sb;
+    return image_stat(rootfs, dir, name, &sb) == 0;
+}
+
+/* Whether the image ships a file there: not empty, as the mountpoint a
+ * runtime left in a reused root filesystem is. */
+static int ships(const char *rootfs, const char *dir, const char *name)
+{
+    struct stat sb;
+    return image_stat(rootfs, dir, name, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
 }
 
 /* The image's libc directory: the first searched directory that holds
@@ -47,9 +61,8 @@ static int in_image(const char *rootfs, const char *dir, const char *name)
 static const char *lib_dir(const char *rootfs, const char *const *dirs)
 {
     for (size_t i = 0; rootfs && dirs[i]; i++)
-        if (in_image(rootfs, dirs[i], "libc.so.6") ||
-            in_image(rootfs, dirs[i], "libc.musl-x86_64.so.1") ||
-            in_image(rootfs, dirs[i], "libc.musl-aarch64.so.1"))
+        if (ships(rootfs, dirs[i], "libc.so.6") || ships(rootfs, dirs[i], "libc.musl-x86_64.so.1") ||
+            ships(rootfs, dirs[i], "libc.musl-aarch64.so.1"))
             return dirs[i];
     return dirs[0];
 }
@@ -73,7 +86,7 @@ static void plan_library(const mk_ctr_node *n, const char *rootfs, const char *c
     add_mount(p, n->lib, dir, MK_LIB_SONAME, 0);
     add_mount(p, n->lib, dir, "libnvidia-ml.so", 0);
     for (size_t i = 0; rootfs && dirs[i]; i++) {
-        if (!in_image(rootfs, dirs[i], MK_LIB_SONAME))
+        if (!ships(rootfs, dirs[i], MK_LIB_SONAME))
             continue;
         if (notes)
             fprintf(notes, "mokka container-runtime: the image ships %s/%s; Mokka's library is "
@@ -84,7 +97,7 @@ static void plan_library(const mk_ctr_node *n, const char *rootfs, const char *c
     }
     int has_yaml = 0;
     for (size_t i = 0; rootfs && dirs[i]; i++)
-        has_yaml |= in_image(rootfs, dirs[i], YAML_SONAME);
+        has_yaml |= ships(rootfs, dirs[i], YAML_SONAME);
     if (n->yaml[0] && !has_yaml)
         add_mount(p, n->yaml, dir, YAML_SONAME, 0);
 }
@@ -115,7 +128,7 @@ int mk_ctr_plan_make(const mk_ctr_node *n, const char *rootfs, int rootfs_ro, co
     plan_library(n, rootfs, dirs, dir, p, notes);
     /* NVIDIA's nvidia-smi in the image reads Mokka's library as it would
      * the driver's; the twin stands in only where the image has none. */
-    if (n->smi[0] && !(rootfs && in_image(rootfs, MK_CTR_SMI, NULL)))
+    if (n->smi[0] && !(rootfs && ships(rootfs, MK_CTR_SMI, NULL)))
         add_mount(p, n->smi, MK_CTR_SMI, NULL, 0);
     add_mount(p, n->state, MK_CTR_STATE, NULL, 1);
     p->env[p->nenv++] = mk_xasprintf("MOKKA_STATE_DIR=%s", MK_CTR_DIR);
