@@ -239,6 +239,12 @@ faults() {
         { echo "FAILED: fault_bench.py"; sed 's/^/    /' "$tmp/faults.err"; echo faults >> "$tmp/failed"; }
 }
 
+# What the OCI runtime shim adds to a container's start (real runc as root).
+runtime() {
+    MOKKA_SRC="$top" python3 "$here/runtime_bench.py" --rounds "${MOKKA_BENCH_RUNTIME_ROUNDS:-20}" 2> "$tmp/runtime.err" ||
+        { echo "FAILED: runtime_bench.py"; sed 's/^/    /' "$tmp/runtime.err"; echo runtime >> "$tmp/failed"; }
+}
+
 # NVIDIA's Go mock NVML, for scale, measured by the same programs.
 gomock() {
     so=${MOKKA_BENCH_GOMOCK:-}
@@ -275,6 +281,7 @@ measure() {
     smi
     kube
     faults
+    runtime
     gomock
 }
 
