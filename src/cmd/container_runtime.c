@@ -124,6 +124,20 @@ static int parse(int argc, char **argv, int first, shim_opts *o, int installing,
             o->runtime_class = 1;
             continue;
         }
+        if (strcmp(argv[i], "--quiet") == 0) {
+            mk_quiet = 1;
+            continue;
+        }
+        const char *when = opt_value(argc, argv, &i, "--color");
+        if (!when)
+            when = opt_value(argc, argv, &i, "--colour");
+        if (when) {
+            if (mk_color_set(when) != 0) {
+                *rc = mk_usage_error(CMD, "--color takes auto, always or never, not '%s'", when);
+                return -1;
+            }
+            continue;
+        }
         size_t k = 0;
         for (; k < sizeof tab / sizeof tab[0]; k++) {
             const char *v = opt_value(argc, argv, &i, tab[k].name);
