@@ -60,7 +60,10 @@ const char cmd_container_runtime_help[] =
     "                       (default /usr/local/bin/mokka-container-runtime): a\n"
     "                       two-line script that runs this shim with the options\n"
     "                       above, since containerd passes runc's arguments only\n"
-    "      --mokka PATH     mokka's path as the host sees it (default: this one)\n"
+    "      --mokka PATH     the program the wrapper runs, as the node sees it: mokka\n"
+    "                       or lib/mokka-container-runtime (the shim alone, which\n"
+    "                       needs only the C library; default: that one beside\n"
+    "                       this mokka, else this mokka)\n"
     "      --runtime-class  print the RuntimeClass manifest on stdout\n"
     MK_HELP_COMMON
     "\n"
@@ -283,19 +286,28 @@ static void sh_quote(mk_sb *b, const char *text)
 }
 
 #define WRAPPER_MARK "# mokka container-runtime wrapper"
+/* The shim as a program of its own (src/ctr/shim/): what the wrapper runs
+ * when it is beside mokka, as it needs nothing on the node but the C
+ * library; else mokka itself. */
+#define SHIM_NAME "mokka-container-runtime"
 
 /* The program containerd runs: this shim with the options baked in, as
  * containerd gives BinaryName runc's arguments and nothing else. */
 static int write_wrapper(const shim_opts *o, char *err, size_t errlen)
 {
-    char *self = o->mokka ? realpath(o->mokka, NULL) : realpath("/proc/self/exe", NULL);
+    char light[4096];
+    const char *prog = o->mokka ? o->mokka :
+                       mk_ctr_beside_self(SHIM_NAME, light, sizeof light) == 0 ? light :
+                       "/proc/self/exe";
+    char *self = realpath(prog, NULL);
     if (!self)
-        return mk_errf(err, errlen, "cannot find mokka (%s): %s", o->mokka ? o->mokka :
-                       "/proc/self/exe", strerror(errno));
+        return mk_errf(err, errlen, "cannot find mokka (%s): %s", prog, strerror(errno));
+    const char *base = strrchr(self, '/');
     mk_sb b = MK_SB_INIT;
     mk_sb_printf(&b, "#!/bin/sh\n" WRAPPER_MARK " (runtime handler %s)\nexec ", o->name);
     sh_quote(&b, self);
-    mk_sb_puts(&b, "container-runtime ");
+    if (strcmp(base ? base + 1 : self, SHIM_NAME) != 0)
+        mk_sb_puts(&b, "container-runtime ");
     const char *const opt[] = { "--runtime", o->runtime, "--state-dir", o->w.state_dir,
                                 "--config", o->w.config, "--node", o->w.node,
                                 "--lib", o->w.lib, "--smi", o->w.smi };

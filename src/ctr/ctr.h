@@ -46,6 +46,9 @@ typedef struct mk_ctr_where {
  * (w->smi, else nvidia-smi beside the library). 0, or -1 with err saying
  * what is missing and how to provide it. */
 int mk_ctr_node_find(const mk_ctr_where *w, mk_ctr_node *n, char *err, size_t errlen);
+/* The executable `name` beside this program (lib/ in a build tree,
+ * ../lib/mokka/ installed, or the same directory): 0 with its path, or -1. */
+int mk_ctr_beside_self(const char *name, char *out, size_t len);
 /* The universe config's path recorded in a state file, and its node. */
 int mk_ctr_state_header(const char *path, char *config, size_t clen, char *node, size_t nlen,
                         char *err, size_t errlen);
@@ -85,8 +88,8 @@ void mk_ctr_plan_free(mk_ctr_plan *p);
 int mk_ctr_wants_gpus(json_t *spec);
 /* A mount's options: a bind, read-only unless m->rw, no setuid, no devices. */
 json_t *mk_ctr_mount_options(const mk_ctr_mount *m);
-/* Adds the plan's mounts (after the spec's own, so they land on top) and
- * its variables (replacing the same names). */
+/* Adds the plan's mounts (after the spec's own, so they land on top; not
+ * twice) and its variables (replacing the same names). */
 void mk_ctr_apply(json_t *spec, const mk_ctr_plan *p);
 /* The root filesystem's host path (root.path, relative to the bundle),
  * and whether root.readonly is set; 0, or -1 with err. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "ctr.h"
 #include "state.h"
@@ -120,35 +121,62 @@ static int yaml_cb(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-/* The twin beside the library, or beside this program (build tree: lib/,
- * installed: ../lib/mokka). */
+int mk_ctr_beside_self(const char *name, char *out, size_t len)
+{
+    char exe[4096], p[8400];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = 0;
+    const char *bindir = dirname(exe);
+    const char *const rel[] = { "lib", "../lib/mokka", "." };
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s/%s", bindir, rel[i], name);
+        if (access(p, X_OK) == 0) {
+            char *real = realpath(p, NULL);
+            int rc = copy(out, len, real ? real : p);
+            free(real);
+            return rc;
+        }
+    }
+    return -1;
+}
+
+/* The twin: given, beside the library, or beside this program. */
 static void find_smi(const mk_ctr_where *w, mk_ctr_node *n)
 {
     if (w->smi) {
         copy(n->smi, sizeof n->smi, w->smi);
         return;
     }
-    char lib[4096], exe[4096], p[8400];
+    char lib[4096], p[4200];
     copy(lib, sizeof lib, n->lib);
     snprintf(p, sizeof p, "%s/nvidia-smi", dirname(lib));
-    if (access(p, X_OK) == 0) {
+    if (access(p, X_OK) == 0)
         copy(n->smi, sizeof n->smi, p);
+    else
+        mk_ctr_beside_self("nvidia-smi", n->smi, sizeof n->smi);
+}
+
+/* libyaml: the one this program loaded (mokka links the library's), else
+ * beside the library (a node's copy of Mokka's files), else the host's. */
+static void find_yaml(mk_ctr_node *n)
+{
+    dl_iterate_phdr(yaml_cb, n->yaml);
+    if (n->yaml[0])
         return;
-    }
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return;
-    exe[len] = 0;
-    const char *bindir = dirname(exe);
-    const char *const rel[] = { "lib", "../lib/mokka", "." };
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s/nvidia-smi", bindir, rel[i]);
-        if (access(p, X_OK) == 0) {
-            char *real = realpath(p, NULL);
-            copy(n->smi, sizeof n->smi, real ? real : p);
-            free(real);
-            return;
-        }
+    char lib[4096], p[4200];
+    copy(lib, sizeof lib, n->lib);
+    snprintf(p, sizeof p, "%s/libyaml-0.so.2", dirname(lib));
+    struct utsname un;
+    uname(&un);
+    const char *const *dirs = mk_ctr_libdirs(un.machine);
+    for (size_t i = 0; !is_file(p) && dirs[i]; i++)
+        snprintf(p, sizeof p, "%s/libyaml-0.so.2", dirs[i]);
+    if (is_file(p)) {
+        char *real = realpath(p, NULL);
+        copy(n->yaml, sizeof n->yaml, real ? real : p);
+        free(real);
     }
 }
 
@@ -170,7 +198,7 @@ int mk_ctr_node_find(const mk_ctr_where *w, mk_ctr_node *n, char *err, size_t er
     } else if (mk_lib_path(dir, sizeof dir, n->lib, sizeof n->lib, err, errlen) != 0) {
         return -1;
     }
-    dl_iterate_phdr(yaml_cb, n->yaml);
+    find_yaml(n);
     find_smi(w, n);
     return 0;
 }

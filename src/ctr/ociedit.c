@@ -72,11 +72,28 @@ json_t *mk_ctr_mount_options(const mk_ctr_mount *m)
                  : json_pack("[ssss]", "rbind", "ro", "nosuid", "nodev");
 }
 
+/* Whether mounts already has this bind (a spec edited before: a runtime
+ * that runs the same bundle again). */
+static int has_mount(json_t *mounts, const mk_ctr_mount *m)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(mounts, i, e) {
+        const char *dst = json_string_value(json_object_get(e, "destination"));
+        const char *src = json_string_value(json_object_get(e, "source"));
+        if (dst && src && strcmp(dst, m->dst) == 0 && strcmp(src, m->src) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 void mk_ctr_apply(json_t *spec, const mk_ctr_plan *p)
 {
     json_t *mounts = child(spec, "mounts", 1);
     for (size_t i = 0; i < p->nmount; i++) {
         const mk_ctr_mount *m = &p->mount[i];
+        if (has_mount(mounts, m))
+            continue;
         json_array_append_new(mounts, json_pack("{s:s, s:s, s:s, s:o}", "destination", m->dst,
                                                 "type", "bind", "source", m->src, "options",
                                                 mk_ctr_mount_options(m)));

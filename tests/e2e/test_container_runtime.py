@@ -15,6 +15,7 @@ edits, applied as a CDI runtime would, with podman where it runs.
 Env: MOKKA_BUILD, MOKKA_SRC (cli_support.py)."""
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -25,6 +26,7 @@ import uuid
 from cli_support import BUILD, SAN, CliTest
 
 TWIN = os.path.join(BUILD, 'lib', 'nvidia-smi')
+SHIM = os.path.join(BUILD, 'lib', 'mokka-container-runtime')
 RUNC = shutil.which('runc') or '/usr/sbin/runc'
 NVIDIA_SMI = '/usr/bin/nvidia-smi'
 
@@ -270,8 +272,15 @@ class InstallTest(ShimBase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('already set', p.stderr)
         self.assertEqual(self.read(self.toml), once)
-        # the wrapper is what containerd runs: runc's arguments in, the shim out
+        # the wrapper is what containerd runs: runc's arguments in, the shim out;
+        # the shim as a program of its own, which needs only the C library
         self.assertTrue(os.stat(self.wrapper).st_mode & stat.S_IXUSR)
+        self.assertIn("exec '%s' --runtime" % os.path.realpath(SHIM), self.read(self.wrapper))
+        needed = subprocess.run(['readelf', '-d', SHIM], stdout=subprocess.PIPE,
+                                universal_newlines=True).stdout
+        libs = re.findall(r'\(NEEDED\).*\[(.*)\]', needed)
+        libs = [x for x in libs if not x.startswith('ld-linux')]   # the loader itself
+        self.assertTrue(set(libs) <= {'libc.so.6', 'libdl.so.2', 'libpthread.so.0'}, libs)
         b = self.bundle(self.gpu_spec('all'))
         w = subprocess.run([self.wrapper, '--root', '/r', 'create', '--bundle', b, 'c'],
                            env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

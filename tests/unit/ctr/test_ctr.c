@@ -242,6 +242,10 @@ START_TEST(test_apply)
     ck_assert_str_eq(env, "[\"PATH=/bin\",\"MOKKA_NODE_NAME=node-a\","
                           "\"MOKKA_STATE_DIR=/run/mokka\",\"MOKKA_CONFIG=/run/mokka/config.yaml\"]");
     free(env);
+    mk_ctr_apply(spec, &p);   /* the same spec again: nothing twice */
+    ck_assert_uint_eq(json_array_size(mounts), 1 + p.nmount);
+    ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(spec, "process"), "env")),
+                      4);
     mk_ctr_plan_free(&p);
     json_decref(spec);
 }
