@@ -48,7 +48,7 @@ const char cmd_container_runtime_help[] =
     "                       DIR/*/state (default " MK_CTR_STATE_BASE ": the node agent's\n"
     "                       MOKKA_RUNTIME_DIR)\n"
     "      --config FILE    the universe's config (default: gpus.yaml beside the\n"
-    "                       state, else the path the state records)\n"
+    "                       state or in DIR, else the path the state records)\n"
     "      --node NAME      the node name of the UUIDs (default: the state's)\n"
     "      --lib FILE       Mokka's library (default: `mokka lib-path`)\n"
     "      --smi FILE       the nvidia-smi twin (default: nvidia-smi beside the\n"

@@ -40,8 +40,8 @@ typedef struct mk_ctr_where {
 
 /* Finds the node's files: the live state under w->state_dir (default
  * MK_CTR_STATE_BASE: DIR/state, else the newest DIR/NAME/state), the
- * config (w->config, else gpus.yaml beside the state, else the path the
- * state records when it exists here), the node name (w->node, else the
+ * config (w->config, else gpus.yaml beside the state or in DIR, else the
+ * path the state records when it exists here), the node name (w->node, else the
  * state's), the library (w->lib, else `mokka lib-path`'s) and the twin
  * (w->smi, else nvidia-smi beside the library). 0, or -1 with err saying
  * what is missing and how to provide it. */

@@ -84,9 +84,9 @@ int mk_ctr_state_header(const char *path, char *config, size_t clen, char *node,
     return 0;
 }
 
-/* The config: given, else gpus.yaml beside the state's directory (where a
- * node agent in a pod copies its ConfigMap for the host to see), else the
- * path the state records, if this host has it. */
+/* The config: given, else gpus.yaml beside the state or in the state
+ * directory given (where a node agent in a pod copies its ConfigMap for
+ * the host to see), else the path the state records, if this host has it. */
 static int find_config(const mk_ctr_where *w, const char *recorded, mk_ctr_node *n, char *err,
                        size_t errlen)
 {
@@ -96,16 +96,19 @@ static int find_config(const mk_ctr_where *w, const char *recorded, mk_ctr_node 
                                                                                 : EISDIR));
         return copy(n->config, sizeof n->config, w->config);
     }
-    char beside[4200], tmp[4096];
+    char beside[4200], tmp[4096], top[4200];
     copy(tmp, sizeof tmp, n->state);
     snprintf(beside, sizeof beside, "%s/gpus.yaml", dirname(tmp));
+    snprintf(top, sizeof top, "%s/gpus.yaml", w->state_dir ? w->state_dir : MK_CTR_STATE_BASE);
     if (is_file(beside))
         return copy(n->config, sizeof n->config, beside);
+    if (is_file(top))
+        return copy(n->config, sizeof n->config, top);
     if (!recorded[0] || is_file(recorded))   /* "": the built-in universe */
         return copy(n->config, sizeof n->config, recorded);
     return mk_errf(err, errlen, "the live state %s was made from the config %s, which this host "
                    "does not have at that path (the node agent runs in a pod?): copy it to %s "
-                   "or give --config with its path here", n->state, recorded, beside);
+                   "or give --config with its path here", n->state, recorded, top);
 }
 
 /* libyaml as this program loaded it: the library links the same one. */

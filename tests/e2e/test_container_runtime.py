@@ -163,6 +163,35 @@ class ShimTest(ShimBase):
         self.assertIn('MOKKA_NODE_NAME=mokka-e2e-node', env)
         self.assertIn('HOSTNAME=pod-a', env)
 
+    def test_node_layout(self):
+        """The agent's layout: DIR/run-PID/state, its config copied to
+        DIR/gpus.yaml; a config the state names but this host lacks."""
+        from cli_support import MIG_MIXED
+        base = self.path('base')
+        os.makedirs(os.path.join(base, 'run-7'))
+        pod_config = self.path('in-the-pod.yaml')   # a path only the agent's pod has
+        shutil.copy(MIG_MIXED, pod_config)
+        p = self.mokka('exec', '--config', pod_config, '--state-dir',
+                       os.path.join(base, 'run-7'), '--', TWIN, '-L')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        os.unlink(pod_config)
+        b = self.bundle(self.gpu_spec('0'))
+        p = self.mokka('container-runtime', '--runtime', self.fake, '--state-dir', base, '--',
+                       'create', '--bundle', b, 'c')
+        self.assertEqual(p.returncode, 3)
+        self.assertIn('was made from the config %s, which this host does not have' % pod_config,
+                      p.stderr)
+        self.assertIn('copy it to %s' % os.path.join(base, 'gpus.yaml'), p.stderr)
+        shutil.copy(MIG_MIXED, os.path.join(base, 'gpus.yaml'))
+        p = self.mokka('container-runtime', '--runtime', self.fake, '--state-dir', base, '--',
+                       'create', '--bundle', b, 'c')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        spec = json.loads(self.recorded()[1])
+        mounts = {m['destination']: m['source'] for m in spec['mounts']}
+        self.assertEqual(mounts['/run/mokka/state'], os.path.join(base, 'run-7', 'state'))
+        self.assertEqual(mounts['/run/mokka/config.yaml'], os.path.join(base, 'gpus.yaml'))
+        self.assertIn('MOKKA_CONFIG=/run/mokka/config.yaml', spec['process']['env'])
+
     def test_other_verbs_pass_through(self):
         """start, state, kill, delete, exec, --version: argv unchanged, no
         bundle read (an invalid config.json in the cwd does not matter)."""
