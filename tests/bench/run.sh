@@ -14,6 +14,9 @@
 #       with NVIDIA's device plugin (rows prefixed "nvidia:"); the stand-in
 #       plugin is always measured. Both need root or user namespaces.
 #
+#   MOKKA_BENCH_RUNTIME_ROUNDS=20   containers per row of runtime_bench.py (what
+#       the OCI runtime shim adds to a container's start; real runc needs root).
+#
 #   MOKKA_BENCH_GOMOCK=/path/libnvidia-ml.so.1   also measure NVIDIA's Go mock
 #       NVML (k8s-test-infra pkg/gpu/mocknvml, built outside this repository)
 #       the same way; its rows are prefixed "gomock:". MOCK_NVML_CONFIG is
