@@ -109,7 +109,7 @@ MOKKA    := $(O)/mokka
 # the nvidia-smi twin for containers (src/smi/twin/, beside the library)
 SMI_TWIN := $(O)/lib/nvidia-smi
 SMI_TWIN_O := $(call obj,src/smi/twin/nvidia_smi.c $(sort $(wildcard src/smi/*.c)))
-# the container runtime shim for the nodes' containerd (src/ctr/shim/)
+# the container runtime shim for the nodes' containerd (src/cmd/shim/)
 CTR_SHIM := $(O)/lib/mokka-container-runtime
 UNIT_BIN := $(patsubst %,$(B)/tests/%,$(basename $(notdir $(UNIT_SRC))))
 STANDIN_BIN := $(patsubst %,$(B)/tests/%,$(STANDIN_NAMES))
@@ -249,7 +249,7 @@ $(SMI_TWIN): $(SMI_TWIN_O)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) -Wl,-Bstatic -ljansson -Wl,-Bdynamic -ldl
 
 # jansson and libyaml linked in: a node has the C library, rarely those.
-$(CTR_SHIM): $(B)/src/ctr/shim/main.o $(B)/src/cmd/container_runtime.o $(B)/gen/libblob.o \
+$(CTR_SHIM): $(B)/src/cmd/shim/container_runtime_main.o $(B)/src/cmd/container_runtime.o $(B)/gen/libblob.o \
              $(ENGINE_A) $(CORE_A)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) -Wl,-Bstatic -ljansson -lyaml -Wl,-Bdynamic -ldl -lpthread

@@ -119,7 +119,7 @@ static int parse(int argc, char **argv, int first, shim_opts *o, int installing,
         if (strcmp(argv[i], "--") == 0)
             return i + 1;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            mk_print_help(mk_find_command(CMD), stdout);
+            fputs(cmd_container_runtime_help, stdout);   /* also in the shim program */
             *rc = MK_EXIT_OK;
             return -1;
         }
@@ -286,7 +286,7 @@ static void sh_quote(mk_sb *b, const char *text)
 }
 
 #define WRAPPER_MARK "# mokka container-runtime wrapper"
-/* The shim as a program of its own (src/ctr/shim/): what the wrapper runs
+/* The shim as a program of its own (src/cmd/shim/): what the wrapper runs
  * when it is beside mokka, as it needs nothing on the node but the C
  * library; else mokka itself. */
 #define SHIM_NAME "mokka-container-runtime"
