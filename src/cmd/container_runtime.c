@@ -273,26 +273,12 @@ static int shim(shim_opts *o, int argc, char **argv)
     return fail(&ra, MK_EXIT_ENV, err);
 }
 
-/* 'text' quoted for sh. */
-static void sh_quote(mk_sb *b, const char *text)
-{
-    mk_sb_puts(b, "'");
-    for (const char *t = text; *t; t++)
-        if (*t == '\'')
-            mk_sb_puts(b, "'\\''");
-        else
-            mk_sb_printf(b, "%c", *t);
-    mk_sb_puts(b, "' ");
-}
-
-#define WRAPPER_MARK "# mokka container-runtime wrapper"
 /* The shim as a program of its own (src/cmd/shim/): what the wrapper runs
  * when it is beside mokka, as it needs nothing on the node but the C
  * library; else mokka itself. */
 #define SHIM_NAME "mokka-container-runtime"
 
-/* The program containerd runs: this shim with the options baked in, as
- * containerd gives BinaryName runc's arguments and nothing else. */
+/* The program containerd runs: this shim with the options baked in. */
 static int write_wrapper(const shim_opts *o, char *err, size_t errlen)
 {
     char light[4096];
@@ -303,58 +289,15 @@ static int write_wrapper(const shim_opts *o, char *err, size_t errlen)
     if (!self)
         return mk_errf(err, errlen, "cannot find mokka (%s): %s", prog, strerror(errno));
     const char *base = strrchr(self, '/');
-    mk_sb b = MK_SB_INIT;
-    mk_sb_printf(&b, "#!/bin/sh\n" WRAPPER_MARK " (runtime handler %s)\nexec ", o->name);
-    sh_quote(&b, self);
-    if (strcmp(base ? base + 1 : self, SHIM_NAME) != 0)
-        mk_sb_puts(&b, "container-runtime ");
-    const char *const opt[] = { "--runtime", o->runtime, "--state-dir", o->w.state_dir,
-                                "--config", o->w.config, "--node", o->w.node,
-                                "--lib", o->w.lib, "--smi", o->w.smi };
-    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i += 2)
-        if (opt[i + 1]) {
-            mk_sb_printf(&b, "%s ", opt[i]);
-            sh_quote(&b, opt[i + 1]);
-        }
-    mk_sb_puts(&b, "-- \"$@\"\n");
+    const char *const opts[] = { "--runtime", o->runtime, "--state-dir", o->w.state_dir,
+                                 "--config", o->w.config, "--node", o->w.node,
+                                 "--lib", o->w.lib, "--smi", o->w.smi, NULL };
+    char *text = mk_ctr_wrapper_text(self, strcmp(base ? base + 1 : self, SHIM_NAME) != 0,
+                                     o->name, opts);
+    int rc = mk_ctr_write_text(o->wrapper, text, 0755, err, errlen);
+    free(text);
     free(self);
-    char dir[4096], *slash;
-    snprintf(dir, sizeof dir, "%s", o->wrapper);
-    slash = strrchr(dir, '/');
-    *slash = 0;
-    int rc = mk_mkdir_p(dir[0] ? dir : "/", 0755, err, errlen) != 0 ? -1 :
-             mk_write_atomic(dir[0] ? dir : "/", slash + 1, mk_sb_str(&b), b.len, 0755, err,
-                             errlen);
-    mk_sb_free(&b);
     return rc;
-}
-
-static char *read_text(const char *path, int *missing, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "r");
-    *missing = !f && errno == ENOENT;
-    if (!f) {
-        if (*missing)
-            return mk_xstrdup("");
-        mk_errf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    mk_sb b = MK_SB_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf - 1, f)) > 0) {
-        buf[n] = 0;
-        if (memchr(buf, 0, n)) {
-            fclose(f);
-            mk_sb_free(&b);
-            mk_errf(err, errlen, "%s is not a text file", path);
-            return NULL;
-        }
-        mk_sb_puts(&b, buf);
-    }
-    fclose(f);
-    char *s = mk_sb_take(&b);
-    return s ? s : mk_xstrdup("");
 }
 
 /* The containerd config with the handler set (or removed), written back
@@ -362,7 +305,7 @@ static char *read_text(const char *path, int *missing, char *err, size_t errlen)
 static int edit_containerd(const shim_opts *o, int uninstall, char *err, size_t errlen)
 {
     int missing;
-    char *old = read_text(o->containerd, &missing, err, errlen);
+    char *old = mk_ctr_read_text(o->containerd, &missing, err, errlen);
     if (!old)
         return -1;
     if (!uninstall && old[0] && !strstr(old, "version = 2") && !strstr(old, "version=2"))
@@ -372,16 +315,9 @@ static int edit_containerd(const shim_opts *o, int uninstall, char *err, size_t 
     char *now = mk_containerd_edit(old, o->name, uninstall ? NULL : o->wrapper);
     int rc = 0;
     if (strcmp(old, now) != 0 && !(uninstall && missing)) {
-        char dir[4096], *slash;
-        snprintf(dir, sizeof dir, "%s", o->containerd);
-        slash = strrchr(dir, '/');
-        if (slash)
-            *slash = 0;
-        const char *d = slash ? (dir[0] ? dir : "/") : ".", *name = slash ? slash + 1 : dir;
         struct stat sb;
         mode_t mode = stat(o->containerd, &sb) == 0 ? sb.st_mode & 07777 : 0644;
-        rc = mk_mkdir_p(d, 0755, err, errlen) != 0 ? -1 :
-             mk_write_atomic(d, name, now, strlen(now), mode, err, errlen);
+        rc = mk_ctr_write_text(o->containerd, now, mode, err, errlen);
     }
     mk_info(CMD, "%s: runtime handler '%s' %s", o->containerd, o->name,
             strcmp(old, now) == 0 ? (uninstall ? "was not there" : "already set") :
@@ -395,8 +331,8 @@ static int edit_containerd(const shim_opts *o, int uninstall, char *err, size_t 
 static void remove_wrapper(const char *path)
 {
     int missing;
-    char err[512], *text = read_text(path, &missing, err, sizeof err);
-    if (text && strstr(text, WRAPPER_MARK) && unlink(path) == 0)
+    char err[512], *text = mk_ctr_read_text(path, &missing, err, sizeof err);
+    if (text && mk_ctr_is_wrapper(text) && unlink(path) == 0)
         mk_info(CMD, "removed %s", path);
     free(text);
 }

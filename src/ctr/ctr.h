@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Where a GPU container finds Mokka: the state directory the library is
  * told about (MOKKA_STATE_DIR), with the node's live state file in it and
@@ -121,6 +122,20 @@ char *mk_containerd_edit(const char *toml, const char *name, const char *binary)
 int mk_containerd_has(const char *toml, const char *name);
 /* A Kubernetes RuntimeClass named `name` for the handler. Malloc'd. */
 char *mk_runtimeclass_yaml(const char *name);
+
+
+/* install.c: the node's files that install writes. */
+/* The wrapper script: exec program (mokka: with `container-runtime`)
+ * with opts (NAME, VALUE pairs, NULL-terminated; a NULL VALUE is left out)
+ * and runc's arguments. Malloc'd. */
+char *mk_ctr_wrapper_text(const char *program, int is_mokka, const char *handler,
+                          const char *const *opts);
+/* Whether a file's text is such a script (uninstall removes only those). */
+int mk_ctr_is_wrapper(const char *text);
+/* A text file whole (*missing: it does not exist; then ""); NULL with err. */
+char *mk_ctr_read_text(const char *path, int *missing, char *err, size_t errlen);
+/* Writes a text file atomically with mode, making its directory; 0 or -1. */
+int mk_ctr_write_text(const char *path, const char *text, mode_t mode, char *err, size_t errlen);
 
 
 /* cdi.c: a CDI spec, kind nvidia.com/gpu: one device per GPU by index and

@@ -347,6 +347,26 @@ START_TEST(test_containerd_edit)
 }
 END_TEST
 
+/* The wrapper script: quoting that sh undoes, options left out when unset. */
+START_TEST(test_wrapper_text)
+{
+    const char *const opts[] = { "--runtime", "/usr/bin/runc", "--config", NULL,
+                                 "--state-dir", "/run/it's here", NULL };
+    char *text = mk_ctr_wrapper_text("/opt/mokka/bin/mokka", 1, "mokka", opts);
+    ck_assert_str_eq(text, "#!/bin/sh\n# mokka container-runtime wrapper (runtime handler mokka)\n"
+                           "exec '/opt/mokka/bin/mokka' container-runtime --runtime '/usr/bin/runc' "
+                           "--state-dir '/run/it'\\''s here' -- \"$@\"\n");
+    ck_assert_int_eq(mk_ctr_is_wrapper(text), 1);
+    ck_assert_int_eq(mk_ctr_is_wrapper("#!/bin/sh\nexec runc \"$@\"\n"), 0);
+    free(text);
+    text = mk_ctr_wrapper_text("/lib/mokka-container-runtime", 0, "gpu", opts + 4);
+    ck_assert_str_eq(text, "#!/bin/sh\n# mokka container-runtime wrapper (runtime handler gpu)\n"
+                           "exec '/lib/mokka-container-runtime' --state-dir '/run/it'\\''s here' "
+                           "-- \"$@\"\n");
+    free(text);
+}
+END_TEST
+
 START_TEST(test_cdi)
 {
     const char *uuids[] = { "GPU-aaa", "GPU-bbb" };
@@ -396,6 +416,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_rootfs);
     tcase_add_test(tc, test_runc_args);
     tcase_add_test(tc, test_containerd_edit);
+    tcase_add_test(tc, test_wrapper_text);
     tcase_add_test(tc, test_cdi);
     return s;
 }
