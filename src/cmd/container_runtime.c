@@ -18,7 +18,7 @@
 #include "ctr/ctr.h"
 
 const char cmd_container_runtime_summary[] =
-    "OCI runtime shim: Mokka's NVML in GPU containers (containerd, cri-o, docker)";
+    "OCI runtime shim: Mokka's NVML in GPU containers";
 const char cmd_container_runtime_help[] =
     "Usage: mokka container-runtime [OPTIONS] [--] RUNC-ARGS...\n"
     "       mokka container-runtime install [--containerd-config FILE] [--name NAME]\n"
