@@ -108,18 +108,24 @@ ENGINE_A := $(B)/libmokkaengine.a
 NVML_A   := $(B)/libmokkanvml.a
 TSUPPORT_A := $(B)/libmokkatest.a
 MOKKA    := $(O)/mokka
+# the nvidia-smi twin for containers (src/smi/twin/, beside the library)
+SMI_TWIN := $(O)/lib/nvidia-smi
+SMI_TWIN_O := $(call obj,src/smi/twin/nvidia_smi.c $(sort $(wildcard src/smi/*.c)))
+# the container runtime shim for the nodes' containerd (src/cmd/shim/)
+CTR_SHIM := $(O)/lib/mokka-container-runtime
 UNIT_BIN := $(patsubst %,$(B)/tests/%,$(basename $(notdir $(UNIT_SRC))))
 STANDIN_BIN := $(patsubst %,$(B)/tests/%,$(STANDIN_NAMES))
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 FUZZ_BIN := $(patsubst %,$(B)/fuzz/%,$(FUZZ_NAMES))
 REPLAY_BIN := $(patsubst %,$(B)/tests/replay-%,$(FUZZ_NAMES))
 
-.PHONY: all lib cli test check testbins asan tsan fuzz fuzzers bench demo install dist deb image clean deps
+.PHONY: all lib cli twin test check testbins asan tsan fuzz fuzzers bench demo install dist deb image clean deps
 .DELETE_ON_ERROR:
 
-all: lib cli
+all: lib cli twin
 lib: $(LIBNVML)
 cli: $(MOKKA)
+twin: $(SMI_TWIN) $(CTR_SHIM)
 
 # --- generated sources -------------------------------------------------------
 # The GPU profiles and the built-in universe's config, parsed here once by
@@ -239,6 +245,17 @@ endif
 $(MOKKA): $(CLI_O) $(CORE_A)
 	$(CC) -o $@ $(CLI_O) $(CORE_A) $(ALL_LDFLAGS) $(call pkglibs,$(PKGS_CLI)) -ldl -lpthread -lm
 
+# jansson linked in: an image has the C library, rarely jansson.
+$(SMI_TWIN): $(SMI_TWIN_O)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) -Wl,-Bstatic -ljansson -Wl,-Bdynamic -ldl
+
+# jansson and libyaml linked in: a node has the C library, rarely those.
+$(CTR_SHIM): $(B)/src/cmd/shim/container_runtime_main.o $(B)/src/cmd/container_runtime.o $(B)/gen/libblob.o \
+             $(ENGINE_A) $(CORE_A)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) -Wl,-Bstatic -ljansson -lyaml -Wl,-Bdynamic -ldl -lpthread
+
 .SECONDEXPANSION:
 $(UNIT_BIN): $(B)/tests/%: $$(call unit_obj,$$*) $(TSUPPORT_A) $(ENGINE_A) $(CORE_A)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(call pkglibs,check $(PKGS_CLI)) -ldl -lpthread -lm
@@ -316,6 +333,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(MOKKA) $(DESTDIR)$(PREFIX)/bin/mokka
 	install -m 644 $(LIBNVML) $(DESTDIR)$(LIBDIR)/libnvidia-ml.so.1
+	install -m 755 $(SMI_TWIN) $(CTR_SHIM) $(DESTDIR)$(LIBDIR)/
 	install -m 644 src/mokka.1 $(DESTDIR)$(PREFIX)/share/man/man1/mokka.1
 	install -m 644 completions/mokka.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mokka
 	install -m 644 completions/_mokka $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mokka
@@ -341,7 +359,7 @@ deb:
 	sh ci/deb.sh $(MOKKA_VERSION) $(DEB_ARCH)
 
 clean:
-	rm -rf $(B) $(LIBNVML) $(LIBNVML).debug $(MOKKA) $(O)/build-asan $(O)/build-tsan $(O)/build-fuzz \
-	    $(O)/mokka-demo.xml build-dist build-deb build-image dist
+	rm -rf $(B) $(LIBNVML) $(LIBNVML).debug $(SMI_TWIN) $(CTR_SHIM) $(MOKKA) $(O)/build-asan $(O)/build-tsan \
+	    $(O)/build-fuzz $(O)/mokka-demo.xml build-dist build-deb build-image dist
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

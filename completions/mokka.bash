@@ -5,8 +5,8 @@
 # Uses bash-completion's helpers (_init_completion, _filedir, _pids,
 # _command_offset).
 
-_mokka_commands='run assert exec smi lint render stats metrics inject agent doctor lib-path
-    extract-lib version help'
+_mokka_commands='run assert exec smi lint render stats metrics inject agent container-runtime
+    cdi doctor lib-path extract-lib version help'
 _mokka_metrics='temperature memoryTemperature power utilization.gpu utilization.memory
     utilization.encoder utilization.decoder memoryUsed fanSpeed clocks.graphics clocks.sm
     clocks.memory clocks.video'
@@ -34,6 +34,10 @@ _mokka_options()
                       --cluster --kubeconfig= --context= --node= --selector= --all-nodes
                       --for= --name= --wait= --clear= --list --output= $common" ;;
         agent) echo "--config= --state-dir= --node= --kubeconfig= --context= --verbose $common" ;;
+        container-runtime) echo "--runtime= --state-dir= --config= --node= --lib= --smi=
+                                 --containerd-config= --name= --wrapper= --mokka= --runtime-class
+                                 $common" ;;
+        cdi) echo "--output= --state-dir= --config= --node= --lib= --smi= --arch= $common" ;;
         doctor) echo "--pid= --config= --kubelet-dir= $common" ;;
         lib-path) echo "--dir $common" ;;
         version) echo "--json $common" ;;
@@ -57,8 +61,11 @@ _mokka_value()
     case $1:$2 in
         *:--config | run:-c | exec:-c | render:-c | smi:-c | doctor:-c | *:--suite | run:-s | run:--plugins)
             _filedir 'yaml|yml' ;;
-        *:--junit | *:--kubeconfig | *:--plugin)
+        *:--junit | *:--kubeconfig | *:--plugin | *:--runtime | *:--lib | *:--smi | *:--wrapper | \
+        *:--mokka | *:--containerd-config | cdi:--output | cdi:-o)
             _filedir ;;
+        cdi:--arch)
+            COMPREPLY=($(compgen -W 'x86_64 aarch64' -- "$cur")) ;;
         *:--state-dir | exec:-s | *:--kubelet-dir | doctor:-k)
             _filedir -d ;;
         *:--pid | doctor:-p)
@@ -82,7 +89,7 @@ _mokka_value()
         run:-t | *:--register-timeout | *:--env | run:-e | *:--restart-limit | *:--id | \
         smi:-i | *:--gpu | inject:-g | *:--mig | inject:-m | *:--xid | *:--watch | stats:-w | \
         *:--listen | metrics:-l | inject:-n | inject:-l | inject:--for | inject:--name | \
-        inject:--wait | inject:--clear)
+        inject:--wait | inject:--clear | container-runtime:--name)
             ;; # free-form: nothing to offer
         *)
             return 1 ;;
@@ -135,6 +142,8 @@ _mokka()
         lint) _filedir 'yaml|yml' ;;
         extract-lib) _filedir -d ;;
         help) COMPREPLY=($(compgen -W "$_mokka_commands" -- "$cur")) ;;
+        container-runtime) COMPREPLY=($(compgen -W 'install uninstall' -- "$cur")) ;;
+        cdi) COMPREPLY=($(compgen -W 'generate' -- "$cur")) ;;
         exec) _command_offset $cword ;;
     esac
 } &&

@@ -3,7 +3,7 @@
 # PIDs for --pid, metric names for inject --set/--unset, the program for
 # exec and after run's --).
 
-set -l mokka_commands run assert exec smi lint render stats metrics inject agent doctor lib-path extract-lib version help
+set -l mokka_commands run assert exec smi lint render stats metrics inject agent container-runtime cdi doctor lib-path extract-lib version help
 set -l mokka_metrics temperature memoryTemperature power utilization.gpu utilization.memory utilization.encoder utilization.decoder memoryUsed fanSpeed clocks.graphics clocks.sm clocks.memory clocks.video
 
 function __mokka_yaml_files
@@ -33,6 +33,8 @@ complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a metric
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a inject -d 'Raise a fault or pin a value'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a agent -d 'Apply the cluster\'s GPUFaults to this node'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a doctor -d 'Check the environment'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a container-runtime -d 'OCI runtime shim for GPU containers'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a cdi -d 'Write a CDI spec (nvidia.com/gpu)'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a lib-path -d 'Path of the bundled libnvidia-ml.so.1'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a extract-lib -d 'Write the bundled library to a directory'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a version -d 'Print the version'
@@ -149,6 +151,24 @@ complete -c mokka -n '__fish_seen_subcommand_from inject' -l wait -x -d 'Wait un
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l clear -x -d 'Delete this GPUFault'
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l list -d 'The GPUFaults and how far each got'
 complete -c mokka -n '__fish_seen_subcommand_from inject' -s o -l output -x -a 'table json' -d 'The --list format'
+
+# container-runtime, cdi
+set -l ctr '__fish_seen_subcommand_from container-runtime'
+complete -c mokka -n $ctr -x -a 'install uninstall'
+complete -c mokka -n $ctr -l runtime -r -F -d 'The OCI runtime to exec'
+complete -c mokka -n "$ctr; or __fish_seen_subcommand_from cdi" -l state-dir -x -a '(__fish_complete_directories)' -d "The node's live state"
+complete -c mokka -n "$ctr; or __fish_seen_subcommand_from cdi" -l config -x -a '(__mokka_yaml_files)' -d "The universe's config"
+complete -c mokka -n "$ctr; or __fish_seen_subcommand_from cdi" -l node -x -d 'The node name of the UUIDs'
+complete -c mokka -n "$ctr; or __fish_seen_subcommand_from cdi" -l lib -r -F -d "Mokka's library"
+complete -c mokka -n "$ctr; or __fish_seen_subcommand_from cdi" -l smi -r -F -d 'The nvidia-smi twin'
+complete -c mokka -n $ctr -l containerd-config -r -F -d "containerd's config.toml"
+complete -c mokka -n $ctr -l name -x -d 'The runtime handler'
+complete -c mokka -n $ctr -l wrapper -r -F -d 'The program containerd runs'
+complete -c mokka -n $ctr -l mokka -r -F -d "mokka's path on the host"
+complete -c mokka -n $ctr -l runtime-class -d 'Print the RuntimeClass manifest'
+complete -c mokka -n '__fish_seen_subcommand_from cdi' -x -a generate
+complete -c mokka -n '__fish_seen_subcommand_from cdi' -s o -l output -r -F -d 'Write the spec here'
+complete -c mokka -n '__fish_seen_subcommand_from cdi' -l arch -x -a 'x86_64 aarch64' -d 'The library directory of this architecture'
 
 # doctor, lib-path, version
 complete -c mokka -n '__fish_seen_subcommand_from doctor' -s p -l pid -x -a '(__fish_complete_pids)' -d 'Also check this running process'

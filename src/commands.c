@@ -18,6 +18,8 @@ const mk_cmd mk_commands[] = {
     CMD("metrics", metrics),
     CMD("inject", inject),
     CMD("agent", agent),
+    CMD("container-runtime", container_runtime),
+    CMD("cdi", cdi),
     CMD("doctor", doctor),
     CMD("lib-path", lib_path),
     CMD("extract-lib", extract_lib),

@@ -25,7 +25,7 @@ static void overview(void)
           "\n"
           "Commands:\n", stdout);
     for (const mk_cmd *c = mk_commands; c->name; c++)
-        printf("  %-13s %s\n", c->name, c->summary);
+        printf("  %-17s %s\n", c->name, c->summary);   /* container-runtime: the longest */
     fputs("\n"
           "Global options (before COMMAND):\n"
           "  -h, --help           this list\n"

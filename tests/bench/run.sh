@@ -14,6 +14,9 @@
 #       with NVIDIA's device plugin (rows prefixed "nvidia:"); the stand-in
 #       plugin is always measured. Both need root or user namespaces.
 #
+#   MOKKA_BENCH_RUNTIME_ROUNDS=20   containers per row of runtime_bench.py (what
+#       the OCI runtime shim adds to a container's start; real runc needs root).
+#
 #   MOKKA_BENCH_GOMOCK=/path/libnvidia-ml.so.1   also measure NVIDIA's Go mock
 #       NVML (k8s-test-infra pkg/gpu/mocknvml, built outside this repository)
 #       the same way; its rows are prefixed "gomock:". MOCK_NVML_CONFIG is
@@ -261,6 +264,12 @@ images() {
     [ -n "$found" ] || row image skipped - - "skipped: run make image first (its numbers are read from build-image/ARCH/stats)"
 }
 
+# What the OCI runtime shim adds to a container's start (real runc as root).
+runtime() {
+    MOKKA_SRC="$top" python3 "$here/runtime_bench.py" --rounds "${MOKKA_BENCH_RUNTIME_ROUNDS:-20}" 2> "$tmp/runtime.err" ||
+        { echo "FAILED: runtime_bench.py"; sed 's/^/    /' "$tmp/runtime.err"; echo runtime >> "$tmp/failed"; }
+}
+
 # NVIDIA's Go mock NVML, for scale, measured by the same programs.
 gomock() {
     so=${MOKKA_BENCH_GOMOCK:-}
@@ -298,6 +307,7 @@ measure() {
     kube
     faults
     images
+    runtime
     gomock
 }
 
