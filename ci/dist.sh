@@ -55,8 +55,12 @@ pack() {
     mkdir -p "$stage/completions" "$stage/fixtures"
     strip=objcopy
     [ "$arch" = "$native" ] || strip="$t-objcopy"
+    # mokka, and the two programs a node runs for its containers (the
+    # runtime shim and the nvidia-smi twin), which find the library beside them
     "$strip" --strip-debug "build-dist/$arch/mokka" "$stage/mokka"
-    chmod 755 "$stage/mokka"
+    "$strip" --strip-debug "build-dist/$arch/lib/mokka-container-runtime" "$stage/mokka-container-runtime"
+    "$strip" --strip-debug "build-dist/$arch/lib/nvidia-smi" "$stage/nvidia-smi"
+    chmod 755 "$stage/mokka" "$stage/mokka-container-runtime" "$stage/nvidia-smi"
     # byte for byte the copy mokka carries, so that mokka uses this file
     install -m 644 "build-dist/$arch/lib/libnvidia-ml.so.1" "$stage/libnvidia-ml.so.1"
     install -m 644 src/mokka.1 README.md LICENSE "$stage/"

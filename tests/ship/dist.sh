@@ -32,6 +32,10 @@ echo "dist: reproducible: two builds from empty trees give ${first%% *} ($((t1 -
 (cd dist && grep "_linux_$arch.tar.gz" SHA256SUMS | sha256sum -c -) ||
     { echo "dist: FAIL: dist/SHA256SUMS does not match"; exit 1; }
 echo "dist: $archive: $(wc -c < "$archive") bytes, $(tar -tzf "$archive" | wc -l) entries"
+for f in mokka libnvidia-ml.so.1 mokka-container-runtime nvidia-smi; do
+    tar -tzf "$archive" | grep -qx "mokka_${version}_linux_$arch/$f" ||
+        { echo "dist: FAIL: $archive has no $f"; exit 1; }
+done
 
 make -j"$(nproc)" O="build-dist/$arch" "build-dist/$arch/build/tests/fake-device-plugin" > /dev/null
 sh tests/ship/smoke.sh "$archive" "build-dist/$arch/build/tests/fake-device-plugin"
