@@ -12,7 +12,8 @@
 #   make dist            release archives in dist/ (ci/dist.sh; DIST_ARCHES="amd64 arm64")
 #   make deb             the Debian package in dist/ (ci/deb.sh, packaging in ci/debian/)
 #   make image           the images mokka-device-plugin and mokka in dist/ (ci/image.sh;
-#                        PLUGIN_amd64=, PLUGIN_arm64= or PLUGIN=: NVIDIA's device plugin)
+#                        PLUGIN_amd64=, PLUGIN_arm64= or PLUGIN=: NVIDIA's device plugin;
+#                        GFD_amd64=, GFD_arm64= or GFD=: its gpu-feature-discovery)
 #   make O=/tmp/b ...    out-of-tree build
 #
 # Sources are found by directory, so a new file needs no edit here:

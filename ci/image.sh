@@ -1,18 +1,24 @@
 #!/bin/sh
 # ci/image.sh - Mokka's images without a registry: for each architecture,
-# mokka-device-plugin:VERSION (what ci/deploy runs: mokka and NVIDIA's
-# nvidia-device-plugin) and mokka:VERSION (mokka alone), as docker-archive
+# mokka-device-plugin:VERSION (what ci/deploy runs: mokka, NVIDIA's
+# nvidia-device-plugin and gpu-feature-discovery) and mokka:VERSION (mokka
+# alone), as docker-archive
 # tarballs dist/NAME_VERSION_linux_ARCH.image.tar, added to dist/SHA256SUMS.
 # Same files, paths and entrypoints as ci/image/Dockerfile, built from:
 #   - the base: Debian's packages by mmdebstrap (ci/image/base.sh, cached);
 #   - the release archive dist/mokka_VERSION_linux_ARCH.tar.gz (ci/dist.sh,
 #     run here once the plugins are checked);
-#   - NVIDIA's device plugin binary, given per architecture.
+#   - NVIDIA's device plugin and gpu-feature-discovery binaries, given per
+#     architecture.
 #
 #   sh ci/image.sh VERSION ARCH...      (make image IMAGE_ARCHES="amd64 arm64")
 #
 # PLUGIN_<ARCH>=PATH (PLUGIN_amd64, PLUGIN_arm64): the nvidia-device-plugin
 # for ARCH; PLUGIN=PATH serves every architecture it is built for.
+# GFD_<ARCH> / GFD: gpu-feature-discovery for ARCH (built from the same
+# tree as the plugin; NVIDIA's image has both), which the DaemonSet runs
+# (`mokka run --cluster --gfd`); without it the image is built and says
+# that its pods must run without --gfd.
 # PLUGIN_OLD_<ARCH> / PLUGIN_OLD: optional, the older release line the
 # grey-release overlay runs (/opt/nvidia-device-plugin-old/).
 # Reproducible: layers and archives from ci/image/layer.py and archive.py,
@@ -60,12 +66,13 @@ image: no NVIDIA device plugin binary for $1: make image PLUGIN_$1=/path/to/nvid
 (PLUGIN=PATH serves every architecture it is built for). To get one:
   - from NVIDIA's release image, on a machine with a registry:
       podman create --platform linux/$1 --name ndp nvcr.io/nvidia/k8s-device-plugin:v0.17.4
-      podman cp ndp:/usr/bin/nvidia-device-plugin . && podman rm ndp
+      podman cp ndp:/usr/bin/nvidia-device-plugin . && podman cp ndp:/usr/bin/gpu-feature-discovery .
+      podman rm ndp
   - or built from its release tag with Go (1.23 or later):
       git clone -b v0.17.4 https://github.com/NVIDIA/k8s-device-plugin && cd k8s-device-plugin
       GOARCH=$1 CGO_ENABLED=1 CC=$(triplet "$1")-gcc go build -ldflags "-s -w \\
         '-extldflags=-Wl,--export-dynamic -Wl,--unresolved-symbols=ignore-in-object-files'" \\
-        ./cmd/nvidia-device-plugin
+        ./cmd/nvidia-device-plugin ./cmd/gpu-feature-discovery    (and GFD_$1=PATH)
 MSG
     exit 2
 }
@@ -76,6 +83,7 @@ for arch in "$@"; do
     new=$(plugin PLUGIN "$arch")
     [ -n "$new" ] || no_plugin "$arch"
     plugin PLUGIN_OLD "$arch" > /dev/null
+    plugin GFD "$arch" > /dev/null
 done
 sh ci/dist.sh "$version" "$@"
 
@@ -115,6 +123,13 @@ build() {
     else
         echo "image: no PLUGIN_OLD for $arch: the grey-release overlay's older plugin is not in the image"
     fi
+    gfd=$(plugin GFD "$arch")
+    if [ -n "$gfd" ]; then
+        install -m 755 "$gfd" "$w/plugin/usr/bin/gpu-feature-discovery"
+    else
+        echo "image: no GFD for $arch: gpu-feature-discovery is not in the image; ci/deploy's DaemonSet" \
+            "runs it (--gfd): give GFD_$arch=PATH, or drop --gfd from its command" >&2
+    fi
     python3 ci/image/layer.py dir "$w/plugin" "$w/plugin-layer" --epoch "$SOURCE_DATE_EPOCH"
     from="debian $codename packages, mmdebstrap --variant=apt (ci/image/base.sh)"
     add="ADD mokka_${version}_linux_$arch.tar.gz as /opt/mokka, /usr/local/bin/mokka"
@@ -122,7 +137,7 @@ build() {
         --layer "$base:$from" --layer "$w/mokka-layer:$add"
     image "$arch" mokka-device-plugin '["mokka","run","--cluster","--hold","--","nvidia-device-plugin"]' \
         "NVIDIA's device plugin on Mokka's virtual GPUs" --layer "$base:$from" --layer "$w/mokka-layer:$add" \
-        --layer "$w/plugin-layer:COPY nvidia-device-plugin (sha256 $(sha256sum < "$new" | cut -c1-64))${old:+ and the older line}"
+        --layer "$w/plugin-layer:COPY nvidia-device-plugin (sha256 $(sha256sum < "$new" | cut -c1-64))${gfd:+, gpu-feature-discovery}${old:+ and the older line}"
     echo "image: $arch built in $(($(date +%s) - t0)) s (the base $t_base s)"
     # for make bench (tests/bench/run.sh): this build's numbers
     {

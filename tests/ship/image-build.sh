@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/ship/image-build.sh - CI check of `make image` for amd64 and arm64:
 # builds both architectures' images with the stand-in device plugin
-# (NVIDIA's when MOKKA_PLUGIN_amd64 / MOKKA_PLUGIN_arm64 name it), builds
+# (NVIDIA's when MOKKA_PLUGIN_amd64 / MOKKA_PLUGIN_arm64 name it; it stands
+# in for gpu-feature-discovery too unless MOKKA_GFD_<arch> names it), builds
 # them again from an empty build-image/ and compares the bytes, checks
 # dist/SHA256SUMS, each image's config against ci/image/Dockerfile
 # (entrypoint, architecture, labels) and its files, loads the archives
@@ -55,6 +56,8 @@ for arch in $arches; do
         { tail -n 30 "$work/dist.log"; fail "the $arch stand-in plugin"; }
     real=$(eval "printf '%s' \"\${MOKKA_PLUGIN_$arch:-}\"")
     set -- "$@" "PLUGIN_$arch=${real:-$b/build/tests/fake-device-plugin}"
+    real=$(eval "printf '%s' \"\${MOKKA_GFD_$arch:-}\"")
+    set -- "$@" "GFD_$arch=${real:-$b/build/tests/fake-device-plugin}"
 done
 echo "image-build: make dist and the stand-in plugins ($(($(now) - t0)) s)"
 once() {

@@ -34,7 +34,7 @@ t0=$(now)
 mkdir -p build-dist
 plugin=build-dist/$arch/build/tests/fake-device-plugin
 if ! { make dist DIST_ARCHES=$arch && make -j"$(nproc)" O="build-dist/$arch" "$plugin" &&
-        make image IMAGE_ARCHES=$arch PLUGIN="$plugin" PLUGIN_OLD="$plugin"; } > "$work/log" 2>&1; then
+        make image IMAGE_ARCHES=$arch PLUGIN="$plugin" PLUGIN_OLD="$plugin" GFD="$plugin"; } > "$work/log" 2>&1; then
     tail -n 30 "$work/log"; fail "make image"
 fi
 echo "image-recipes: make image $arch ($(($(now) - t0)) s)"
@@ -48,7 +48,8 @@ python3 ci/image/archive.py "$work/base.tar" --tag mokka-test-base:1 --arch $arc
 pm load -q -i "$work/base.tar" > /dev/null
 mkdir -p "$work/plugin" "$work/ctx/dist"
 cp "$plugin" "$work/plugin/nvidia-device-plugin"
-printf 'FROM scratch\nCOPY nvidia-device-plugin /usr/bin/nvidia-device-plugin\n' > "$work/plugin/Containerfile"
+printf 'FROM scratch\nCOPY nvidia-device-plugin /usr/bin/nvidia-device-plugin\nCOPY nvidia-device-plugin /usr/bin/gpu-feature-discovery\n' \
+    > "$work/plugin/Containerfile"
 pm build -q -t localhost/test-plugin:new -t localhost/test-plugin:old "$work/plugin" > /dev/null
 cp "dist/mokka_${version}_linux_$arch.tar.gz" "$work/ctx/dist/"
 for target in mokka device-plugin; do

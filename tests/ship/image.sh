@@ -21,6 +21,8 @@ old_path=$(sed -n 's/.*MOKKA_DEVICE_PLUGIN_OLD, value: \([^}]*\)}.*/\1/p' \
     ci/deploy/grey-release/daemonset-grey.yaml)
 grep -q "^COPY --from=plugin-old /usr/bin/nvidia-device-plugin $old_path\$" "$df" ||
     fail "$df does not put the older plugin where ci/deploy/grey-release looks ($old_path)"
+grep -q '^COPY --from=plugin /usr/bin/gpu-feature-discovery /usr/bin/gpu-feature-discovery$' "$df" ||
+    fail "$df does not copy gpu-feature-discovery from NVIDIA's image (the DaemonSet runs --gfd)"
 grep -q '^FROM .* AS mokka$' "$df" || fail "$df has no mokka stage"
 grep -q '^FROM mokka AS device-plugin$' "$df" || fail "$df has no device-plugin stage"
 grep -q 'COPY dist/mokka_${MOKKA_VERSION}_linux_${TARGETARCH}.tar.gz' "$df" ||
@@ -42,4 +44,6 @@ out=$(PLUGIN='' PLUGIN_arm64='' sh ci/image.sh "$version" arm64 2>&1) && fail "c
     fail "ci/image.sh without a plugin does not say how to get one: $out"
 out=$(PLUGIN=/bin/true sh ci/image.sh "$version" arm64 2>&1) && fail "ci/image.sh took an amd64 program for arm64"
 echo "$out" | grep -q 'is not a linux/arm64 program' || fail "ci/image.sh on a foreign plugin: $out"
-echo "image: make image lists the Dockerfile's packages, refuses a missing plugin (saying how to get one) and a foreign one"
+out=$(PLUGIN=/bin/true GFD=/etc/os-release sh ci/image.sh "$version" amd64 2>&1) && fail "ci/image.sh took a GFD that is no program"
+echo "$out" | grep -q 'GFD=/etc/os-release is not an executable file' || fail "ci/image.sh on a bad GFD: $out"
+echo "image: make image lists the Dockerfile's packages, refuses a missing plugin (saying how to get one) and a foreign plugin, and a GFD that is no program"

@@ -47,7 +47,7 @@ def layers(tf, manifest):
     for name in manifest["Layers"]:
         with tarfile.open(fileobj=io.BytesIO(tf.extractfile(name).read())) as layer:
             for info in layer:
-                keep = info.isreg() and (info.name.startswith(("opt/", "usr/bin/nvidia", "usr/local/")))
+                keep = info.isreg() and (info.name.startswith(("opt/", "usr/bin/nvidia", "usr/bin/gpu-feature", "usr/local/")))
                 files[info.name.rstrip("/")] = (info, layer.extractfile(info).read() if keep else None)
     return files
 
@@ -109,12 +109,13 @@ def main():
     for lib in needed(mokka[1]):
         if not any(p in files for p in (f"usr/lib/{libdir}/{lib}", f"lib/{libdir}/{lib}", f"usr/{lib}")):
             fail(f"mokka needs {lib}, which is not in /usr/lib/{libdir}")
-    plugin = files.get("usr/bin/nvidia-device-plugin")
-    if a.name == "mokka-device-plugin":
-        if not plugin or plugin[0].mode & 0o111 == 0 or elf_machine(plugin[1]) != MACHINES[a.arch]:
-            fail(f"no {a.arch} program at /usr/bin/nvidia-device-plugin")
-    elif plugin:
-        fail("the mokka image carries the device plugin")
+    for prog in ("nvidia-device-plugin", "gpu-feature-discovery"):
+        plugin = files.get(f"usr/bin/{prog}")
+        if a.name == "mokka-device-plugin":
+            if not plugin or plugin[0].mode & 0o111 == 0 or elf_machine(plugin[1]) != MACHINES[a.arch]:
+                fail(f"no {a.arch} program at /usr/bin/{prog}")
+        elif plugin:
+            fail(f"the mokka image carries /usr/bin/{prog}")
     bulk = [p for p in files if (p.startswith("var/lib/apt/lists/") and p not in ("var/lib/apt/lists/lock", "var/lib/apt/lists/partial"))
             or (p.startswith("usr/share/doc/") and files[p][0].isreg() and not p.endswith("/copyright"))
             or (p.startswith("usr/share/man/") and files[p][0].isreg())]
