@@ -1083,7 +1083,8 @@ int cmd_run(int argc, char **argv)
         return rc == -2 ? MK_EXIT_OK : rc;
     }
     char err[1024];
-    if (mk_statedir_new("run", r.run_dir, sizeof r.run_dir, err, sizeof err) != 0) {
+    if (mk_statedir_new("run", r.run_dir, sizeof r.run_dir, err, sizeof err) != 0 ||
+        (r.o.config && mk_statedir_copy_config(r.run_dir, r.config_abs, err, sizeof err) != 0)) {
         mk_err("run", "%s", err);
         release(&r);
         return MK_EXIT_ENV;

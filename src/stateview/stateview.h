@@ -63,6 +63,10 @@ void mk_statedir_remove(const char *dir);
 /* Marks a directory as kept on purpose, so that the search below never
  * clears it away. */
 void mk_statedir_keep(const char *dir);
+/* Copies the universe's config into the directory as gpus.yaml, where the
+ * node's container runtime shim finds it beside the state: a `mokka run`
+ * in a pod reads its config from a ConfigMap the host cannot see. */
+int mk_statedir_copy_config(const char *dir, const char *config, char *err, size_t errlen);
 
 /* Finds the state file: --state-dir (dir != NULL), --pid (pid > 0), or the
  * only directory under the base whose state file has a live attached

@@ -226,14 +226,10 @@ smi() {
     row smi.q-8gpu.not-supported "${2:-n/a}" calls - "of them answered NOT_SUPPORTED: what a real A100 answers so too"
 }
 
-# The Kubernetes client bench is written on another branch; run it once it is here.
+# The Kubernetes client against the stand-in API server.
 kube() {
-    if [ -f "$here/kube_bench.py" ]; then
-        MOKKA_SRC="$top" python3 "$here/kube_bench.py" 2> "$tmp/kube.err" ||
-            { echo "FAILED: kube_bench.py"; sed 's/^/    /' "$tmp/kube.err"; echo kube >> "$tmp/failed"; }
-    else
-        row kube.client pending - - "pending: tests/bench/kube_bench.py is not in this tree yet"
-    fi
+    MOKKA_SRC="$top" python3 "$here/kube_bench.py" 2> "$tmp/kube.err" ||
+        { echo "FAILED: kube_bench.py"; sed 's/^/    /' "$tmp/kube.err"; echo kube >> "$tmp/failed"; }
 }
 
 # Cluster-wide faults: a fleet of agents against the stand-in API server.
@@ -262,6 +258,19 @@ images() {
         row "image.$arch.base-unpacked" "$(($(get base.unpacked) / 1048576))" MiB - "the Debian base unpacked (mmdebstrap --variant=apt, no docs)"
     done
     [ -n "$found" ] || row image skipped - - "skipped: run make image first (its numbers are read from build-image/ARCH/stats)"
+}
+
+# The DaemonSet on the rig's real kubelet: from `kubectl apply -k ci/deploy`
+# to every GPU allocatable, as tests/e2e/test_rig_cluster.py last measured
+# it (it needs root, the rig and NVIDIA's plugin; minutes, so not run here).
+rig_cluster() {
+    stats=$MOKKA_BUILD/build/rig-cluster.stats
+    if [ -f "$stats" ]; then
+        row rig.apply-to-allocatable "$(sed -n 's/^apply_to_allocatable_seconds //p' "$stats")" s - \
+            "kubectl apply -k ci/deploy and the node label until $(sed -n 's/^gpus //p' "$stats") nvidia.com/gpu allocatable on the rig's kubelet v1.20 (test_rig_cluster.py)"
+    else
+        row rig.apply-to-allocatable skipped - - "skipped: run tests/e2e/test_rig_cluster.py first (MOKKA_RIG, MOKKA_DEVICE_PLUGIN, MOKKA_GFD, root)"
+    fi
 }
 
 # What the OCI runtime shim adds to a container's start (real runc as root).
@@ -307,6 +316,7 @@ measure() {
     kube
     faults
     images
+    rig_cluster
     runtime
     gomock
 }

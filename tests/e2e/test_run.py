@@ -715,6 +715,16 @@ cases:
         subprocess.run([MOKKA, 'stats'], capture_output=True, env=self.env, timeout=60)
         self.assertEqual(os.listdir(self.runtime), kept)
 
+    def test_config_copied_beside_the_state(self):
+        """The node's container runtime shim finds the universe beside the
+        state: a mokka run in a pod reads a ConfigMap the host cannot see."""
+        from cli_support import MIG_MIXED
+        r = self.run_mokka('--keep', '--config', MIG_MIXED)
+        self.assertExit(r, 0)
+        kept = os.path.join(self.runtime, os.listdir(self.runtime)[0])
+        with open(os.path.join(kept, 'gpus.yaml'), 'rb') as a, open(MIG_MIXED, 'rb') as b:
+            self.assertEqual(a.read(), b.read())
+
     # --- the sandbox ---------------------------------------------------------------------------
 
     def test_sandbox_leaves_the_host_alone_and_runs_side_by_side(self):
