@@ -35,7 +35,7 @@ _mokka_options()
                       --for= --name= --wait= --clear= --list --output= $common" ;;
         agent) echo "--config= --state-dir= --node= --kubeconfig= --context= --verbose $common" ;;
         container-runtime) echo "--runtime= --state-dir= --config= --node= --lib= --smi=
-                                 --containerd-config= --name= --wrapper= --mokka= --runtime-class
+                                 --containerd-config= --name= --wrapper= --mokka= --host-root= --runtime-class
                                  $common" ;;
         cdi) echo "--output= --state-dir= --config= --node= --lib= --smi= --arch= $common" ;;
         doctor) echo "--pid= --config= --kubelet-dir= $common" ;;

@@ -165,6 +165,7 @@ complete -c mokka -n $ctr -l containerd-config -r -F -d "containerd's config.tom
 complete -c mokka -n $ctr -l name -x -d 'The runtime handler'
 complete -c mokka -n $ctr -l wrapper -r -F -d 'The program containerd runs'
 complete -c mokka -n $ctr -l mokka -r -F -d "mokka's path on the host"
+complete -c mokka -n $ctr -l host-root -r -a '(__fish_complete_directories)' -d "Where the node's / is mounted"
 complete -c mokka -n $ctr -l runtime-class -d 'Print the RuntimeClass manifest'
 complete -c mokka -n '__fish_seen_subcommand_from cdi' -x -a generate
 complete -c mokka -n '__fish_seen_subcommand_from cdi' -s o -l output -r -F -d 'Write the spec here'

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "commands.h"
+#include "bundle/bundle.h"
 #include "ctr/ctr.h"
 
 const char cmd_container_runtime_summary[] =
@@ -22,9 +23,10 @@ const char cmd_container_runtime_summary[] =
 const char cmd_container_runtime_help[] =
     "Usage: mokka container-runtime [OPTIONS] [--] RUNC-ARGS...\n"
     "       mokka container-runtime install [--containerd-config FILE] [--name NAME]\n"
-    "                                       [--wrapper PATH] [--runtime-class] [OPTIONS]\n"
+    "                                       [--wrapper PATH] [--host-root DIR]\n"
+    "                                       [--runtime-class] [OPTIONS]\n"
     "       mokka container-runtime uninstall [--containerd-config FILE] [--name NAME]\n"
-    "                                         [--wrapper PATH]\n"
+    "                                         [--wrapper PATH] [--host-root DIR]\n"
     "\n"
     "An OCI runtime in front of runc, as NVIDIA's nvidia-container-runtime is. For\n"
     "`create` and `run` of a container whose environment has NVIDIA_VISIBLE_DEVICES\n"
@@ -64,6 +66,11 @@ const char cmd_container_runtime_help[] =
     "                       or lib/mokka-container-runtime (the shim alone, which\n"
     "                       needs only the C library; default: that one beside\n"
     "                       this mokka, else this mokka)\n"
+    "      --host-root DIR  from a pod with the node's / mounted at DIR (a hostPath):\n"
+    "                       copy the shim, the library, libyaml and the twin onto\n"
+    "                       the node, into the directory the shim has here, and\n"
+    "                       write the wrapper and config there; paths in them are\n"
+    "                       the node's (ci/deploy/overlays/runtime does this)\n"
     "      --runtime-class  print the RuntimeClass manifest on stdout\n"
     MK_HELP_COMMON
     "\n"
@@ -86,7 +93,7 @@ typedef struct shim_opts {
     mk_ctr_where w;
     const char *runtime;
     /* install / uninstall */
-    const char *containerd, *name, *wrapper, *mokka;
+    const char *containerd, *name, *wrapper, *mokka, *host_root;
     int runtime_class;
 } shim_opts;
 
@@ -113,6 +120,7 @@ static int parse(int argc, char **argv, int first, shim_opts *o, int installing,
         { "--lib", &o->w.lib, 0 }, { "--smi", &o->w.smi, 0 },
         { "--containerd-config", &o->containerd, 1 }, { "--name", &o->name, 1 },
         { "--wrapper", &o->wrapper, 1 }, { "--mokka", &o->mokka, 1 },
+        { "--host-root", &o->host_root, 1 },
     };
     int i = first;
     for (; i < argc; i++) {
@@ -278,23 +286,66 @@ static int shim(shim_opts *o, int argc, char **argv)
  * library; else mokka itself. */
 #define SHIM_NAME "mokka-container-runtime"
 
+/* A node path as this process writes it: under --host-root, where a pod
+ * has the node's root filesystem (a hostPath). The files written name
+ * node paths, never these. */
+static const char *on_host(const shim_opts *o, const char *path, char *buf, size_t len)
+{
+    if (!o->host_root)
+        return path;
+    snprintf(buf, len, "%s%s", o->host_root, path);
+    return buf;
+}
+
+/* --host-root: the shim program and what it mounts into containers (the
+ * library, its libyaml, the twin) copied onto the node into the directory
+ * the shim has here (/opt/mokka in Mokka's image), so that the wrapper runs
+ * it there and it finds the rest beside itself. */
+static int copy_to_node(const shim_opts *o, const char *shim_path, char *err, size_t errlen)
+{
+    mk_ctr_node n = { 0 };
+    if (mk_ctr_node_files(&o->w, &n, err, errlen) != 0)
+        return -1;
+    char dir[4096], to[8400], host[8600];
+    snprintf(dir, sizeof dir, "%s", shim_path);
+    *strrchr(dir, '/') = 0;
+    /* libyaml by its soname, which the shim looks for beside the library */
+    const char *const files[][2] = { { shim_path, SHIM_NAME }, { n.lib, MK_LIB_SONAME },
+                                     { n.yaml, "libyaml-0.so.2" }, { n.smi, "nvidia-smi" } };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (!files[i][0][0])
+            continue;
+        snprintf(to, sizeof to, "%s/%s", dir, files[i][1]);
+        if (mk_ctr_copy_file(files[i][0], on_host(o, to, host, sizeof host), err, errlen) != 0)
+            return -1;
+        mk_info(CMD, "copied %s to the node's %s", files[i][0], to);
+    }
+    return 0;
+}
+
 /* The program containerd runs: this shim with the options baked in. */
 static int write_wrapper(const shim_opts *o, char *err, size_t errlen)
 {
-    char light[4096];
-    const char *prog = o->mokka ? o->mokka :
-                       mk_ctr_beside_self(SHIM_NAME, light, sizeof light) == 0 ? light :
-                       "/proc/self/exe";
+    char light[4096], host[8400];
+    int beside = mk_ctr_beside_self(SHIM_NAME, light, sizeof light) == 0;
+    const char *prog = o->mokka ? o->mokka : beside ? light : "/proc/self/exe";
+    if (o->host_root && !beside)
+        return mk_errf(err, errlen, "--host-root: no %s beside this mokka to copy onto the node "
+                       "(mokka itself needs libraries a node may lack)", SHIM_NAME);
     char *self = realpath(prog, NULL);
     if (!self)
         return mk_errf(err, errlen, "cannot find mokka (%s): %s", prog, strerror(errno));
+    if (o->host_root && copy_to_node(o, self, err, errlen) != 0) {
+        free(self);
+        return -1;
+    }
     const char *base = strrchr(self, '/');
     const char *const opts[] = { "--runtime", o->runtime, "--state-dir", o->w.state_dir,
                                  "--config", o->w.config, "--node", o->w.node,
                                  "--lib", o->w.lib, "--smi", o->w.smi, NULL };
     char *text = mk_ctr_wrapper_text(self, strcmp(base ? base + 1 : self, SHIM_NAME) != 0,
                                      o->name, opts);
-    int rc = mk_ctr_write_text(o->wrapper, text, 0755, err, errlen);
+    int rc = mk_ctr_write_text(on_host(o, o->wrapper, host, sizeof host), text, 0755, err, errlen);
     free(text);
     free(self);
     return rc;
@@ -305,7 +356,9 @@ static int write_wrapper(const shim_opts *o, char *err, size_t errlen)
 static int edit_containerd(const shim_opts *o, int uninstall, char *err, size_t errlen)
 {
     int missing;
-    char *old = mk_ctr_read_text(o->containerd, &missing, err, errlen);
+    char buf[8400];
+    const char *path = on_host(o, o->containerd, buf, sizeof buf);
+    char *old = mk_ctr_read_text(path, &missing, err, errlen);
     if (!old)
         return -1;
     if (!uninstall && old[0] && !strstr(old, "version = 2") && !strstr(old, "version=2"))
@@ -316,10 +369,10 @@ static int edit_containerd(const shim_opts *o, int uninstall, char *err, size_t 
     int rc = 0;
     if (strcmp(old, now) != 0 && !(uninstall && missing)) {
         struct stat sb;
-        mode_t mode = stat(o->containerd, &sb) == 0 ? sb.st_mode & 07777 : 0644;
-        rc = mk_ctr_write_text(o->containerd, now, mode, err, errlen);
+        mode_t mode = stat(path, &sb) == 0 ? sb.st_mode & 07777 : 0644;
+        rc = mk_ctr_write_text(path, now, mode, err, errlen);
     }
-    mk_info(CMD, "%s: runtime handler '%s' %s", o->containerd, o->name,
+    mk_info(CMD, "%s: runtime handler '%s' %s", path, o->name,
             strcmp(old, now) == 0 ? (uninstall ? "was not there" : "already set") :
             (uninstall ? "removed" : "set"));
     free(old);
@@ -353,6 +406,12 @@ static int run_install(int uninstall, const shim_opts *o)
     if (!valid_name(o->name))
         return mk_usage_error(CMD, "--name '%s': a runtime handler is lower-case letters, digits "
                               "and '-' (a Kubernetes RuntimeClass handler)", o->name);
+    if (o->host_root && o->host_root[0] != '/')
+        return mk_usage_error(CMD, "--host-root '%s': an absolute path (where the node's / is "
+                              "mounted)", o->host_root);
+    if (o->host_root && o->mokka)
+        return mk_usage_error(CMD, "--host-root copies the shim onto the node and runs it there: "
+                              "give no --mokka");
     if (o->wrapper[0] != '/' || strpbrk(o->wrapper, "\"\\\n"))
         return mk_usage_error(CMD, "--wrapper '%s': an absolute path without quotes, "
                               "backslashes or newlines (it goes into config.toml)", o->wrapper);
@@ -364,11 +423,13 @@ static int run_install(int uninstall, const shim_opts *o)
         mk_err(CMD, "%s", err);
         return MK_EXIT_ENV;
     }
+    char host[8400];
     if (uninstall) {
-        remove_wrapper(o->wrapper);
+        remove_wrapper(on_host(o, o->wrapper, host, sizeof host));
     } else {
         mk_info(CMD, "wrote %s; restart containerd (systemctl restart containerd) to load the "
-                "handler, and create the RuntimeClass (--runtime-class)", o->wrapper);
+                "handler, and create the RuntimeClass (--runtime-class)",
+                on_host(o, o->wrapper, host, sizeof host));
     }
     if (o->runtime_class && !uninstall) {
         char *rc = mk_runtimeclass_yaml(o->name);
@@ -381,7 +442,7 @@ static int run_install(int uninstall, const shim_opts *o)
 int cmd_container_runtime(int argc, char **argv)
 {
     shim_opts o = { { 0 }, 0, "/etc/containerd/config.toml", "mokka",
-                    "/usr/local/bin/mokka-container-runtime", NULL, 0 };
+                    "/usr/local/bin/mokka-container-runtime", NULL, NULL, 0 };
     int rc = MK_EXIT_USAGE;
     int install = argc > 1 && (strcmp(argv[1], "install") == 0 ||
                                strcmp(argv[1], "uninstall") == 0);

@@ -36,7 +36,8 @@ static int is_ours(const char *h, const char *name)
 }
 
 /* The text without handler name's tables (each runs from its header to
- * the next header). */
+ * the next header) and the blank line that install puts before them, so
+ * that uninstall gives back the file as it was, byte for byte. */
 static char *without(const char *toml, const char *name, int *found)
 {
     mk_sb out = MK_SB_INIT;
@@ -47,6 +48,8 @@ static char *without(const char *toml, const char *name, int *found)
         const char *h = header(line);
         if (h) {
             skipping = is_ours(h, name);
+            if (skipping && !*found && out.len >= 2 && strcmp(out.s + out.len - 2, "\n\n") == 0)
+                out.s[--out.len] = 0;
             *found |= skipping;
         }
         if (!skipping)
@@ -77,8 +80,7 @@ char *mk_containerd_edit(const char *toml, const char *name, const char *binary)
         mk_sb_puts(&out, "version = 2\n");
     else if (rest[len - 1] != '\n')
         mk_sb_puts(&out, "\n");
-    if (len < 2 || strcmp(rest + len - 2, "\n\n") != 0)
-        mk_sb_puts(&out, "\n");
+    mk_sb_puts(&out, "\n");   /* always: uninstall takes exactly this one away */
     mk_sb_printf(&out,
                  "[" RUNTIMES "%s]\n"
                  "  # added by `mokka container-runtime install`; `... uninstall` removes it\n"

@@ -47,6 +47,9 @@ typedef struct mk_ctr_where {
  * (w->smi, else nvidia-smi beside the library). 0, or -1 with err saying
  * what is missing and how to provide it. */
 int mk_ctr_node_find(const mk_ctr_where *w, mk_ctr_node *n, char *err, size_t errlen);
+/* Only the files a container gets from Mokka: the library, its libyaml and
+ * the twin (n->lib, yaml, smi), as mk_ctr_node_find finds them. */
+int mk_ctr_node_files(const mk_ctr_where *w, mk_ctr_node *n, char *err, size_t errlen);
 /* The executable `name` beside this program (lib/ in a build tree,
  * ../lib/mokka/ installed, or the same directory): 0 with its path, or -1. */
 int mk_ctr_beside_self(const char *name, char *out, size_t len);
@@ -136,6 +139,8 @@ int mk_ctr_is_wrapper(const char *text);
 char *mk_ctr_read_text(const char *path, int *missing, char *err, size_t errlen);
 /* Writes a text file atomically with mode, making its directory; 0 or -1. */
 int mk_ctr_write_text(const char *path, const char *text, mode_t mode, char *err, size_t errlen);
+/* Copies a file with its permission bits, making dst's directory; 0 or -1. */
+int mk_ctr_copy_file(const char *src, const char *dst, char *err, size_t errlen);
 
 
 /* cdi.c: a CDI spec, kind nvidia.com/gpu: one device per GPU by index and

@@ -1,12 +1,14 @@
 /* install.c - the node's files that `mokka container-runtime install`
  * writes: the wrapper script containerd runs as the handler's BinaryName
  * (containerd gives that program runc's arguments and nothing else, so
- * the shim's options are baked into it), and text files read and written
- * whole (containerd's config.toml). */
+ * the shim's options are baked into it), text files read and written
+ * whole (containerd's config.toml), and copies of Mokka's own files when
+ * a pod installs onto its node (--host-root). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "ctr.h"
 #include "util/util.h"
 
@@ -88,4 +90,24 @@ int mk_ctr_write_text(const char *path, const char *text, mode_t mode, char *err
     if (mk_mkdir_p(d, 0755, err, errlen) != 0)
         return -1;
     return mk_write_atomic(d, name, text, strlen(text), mode, err, errlen);
+}
+
+int mk_ctr_copy_file(const char *src, const char *dst, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (stat(src, &sb) != 0)
+        return mk_errf(err, errlen, "cannot read %s: %s", src, strerror(errno));
+    size_t len;
+    char *data = mk_read_all(src, &len, err, errlen), dir[4096];
+    if (!data)
+        return -1;
+    snprintf(dir, sizeof dir, "%s", dst);
+    char *slash = strrchr(dir, '/');
+    int rc = -1;
+    if (!slash || slash == dir)
+        mk_errf(err, errlen, "%s: not an absolute path below a directory", dst);
+    else if ((*slash = 0, mk_mkdir_p(dir, 0755, err, errlen)) == 0)
+        rc = mk_write_atomic(dir, slash + 1, data, len, sb.st_mode & 0777, err, errlen);
+    free(data);
+    return rc;
 }

@@ -186,7 +186,7 @@ static void find_yaml(mk_ctr_node *n)
 int mk_ctr_node_find(const mk_ctr_where *w, mk_ctr_node *n, char *err, size_t errlen)
 {
     memset(n, 0, sizeof *n);
-    char recorded[512], node[256], dir[4096];
+    char recorded[512], node[256];
     if (find_state(w->state_dir ? w->state_dir : MK_CTR_STATE_BASE, n->state, sizeof n->state,
                    err, errlen) != 0 ||
         mk_ctr_state_header(n->state, recorded, sizeof recorded, node, sizeof node, err,
@@ -194,6 +194,12 @@ int mk_ctr_node_find(const mk_ctr_where *w, mk_ctr_node *n, char *err, size_t er
         find_config(w, recorded, n, err, errlen) != 0)
         return -1;
     copy(n->node, sizeof n->node, w->node ? w->node : node);
+    return mk_ctr_node_files(w, n, err, errlen);
+}
+
+int mk_ctr_node_files(const mk_ctr_where *w, mk_ctr_node *n, char *err, size_t errlen)
+{
+    char dir[4096];
     if (w->lib) {
         if (mk_lib_marked(w->lib) != 1)
             return mk_errf(err, errlen, "--lib %s is not Mokka's %s", w->lib, MK_LIB_SONAME);

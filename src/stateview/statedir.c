@@ -174,28 +174,11 @@ void mk_statedir_keep(const char *dir)
 
 int mk_statedir_copy_config(const char *dir, const char *config, char *err, size_t errlen)
 {
-    FILE *f = fopen(config, "rb");
-    if (!f)
-        return mk_errf(err, errlen, "cannot read %s: %s", config, strerror(errno));
-    char *data = NULL;
-    size_t len = 0, cap = 0, n;
-    int rc = 0;
-    do {
-        if (len == cap) {
-            char *more = realloc(data, cap = cap ? cap * 2 : 8192);
-            if (!more) {
-                rc = mk_errf(err, errlen, "out of memory reading %s", config);
-                break;
-            }
-            data = more;
-        }
-        len += n = fread(data + len, 1, cap - len, f);
-    } while (n > 0);
-    if (rc == 0 && ferror(f))
-        rc = mk_errf(err, errlen, "cannot read %s", config);
-    fclose(f);
-    if (rc == 0)
-        rc = mk_write_atomic(dir, "gpus.yaml", data, len, 0644, err, errlen);
+    size_t len;
+    char *data = mk_read_all(config, &len, err, errlen);
+    if (!data)
+        return -1;
+    int rc = mk_write_atomic(dir, "gpus.yaml", data, len, 0644, err, errlen);
     free(data);
     return rc;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -98,6 +99,39 @@ int mk_write_atomic(const char *dir, const char *name, const void *data, size_t 
         return -1;
     }
     return 0;
+}
+
+char *mk_read_all(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *data = NULL;
+    size_t cap = 0, n;
+    *len = 0;
+    do {
+        if (*len == cap) {
+            char *more = realloc(data, cap = cap ? cap * 2 : 8192);
+            if (!more) {
+                snprintf(err, errlen, "out of memory reading %s", path);
+                goto fail;
+            }
+            data = more;
+        }
+        *len += n = fread(data + *len, 1, cap - *len, f);
+    } while (n > 0);
+    if (ferror(f)) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    fclose(f);
+    return data;
+fail:
+    fclose(f);
+    free(data);
+    return NULL;
 }
 
 int mk_file_equals(const char *path, const void *data, size_t len)

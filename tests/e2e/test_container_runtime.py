@@ -322,8 +322,41 @@ class InstallTest(ShimBase):
         p = self.mokka('container-runtime', 'uninstall', '--containerd-config', self.toml,
                        '--wrapper', self.wrapper)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(self.read(self.toml).rstrip('\n'), CONTAINERD_CONFIG.rstrip('\n'))
+        self.assertEqual(self.read(self.toml), CONTAINERD_CONFIG)   # byte for byte
         self.assertFalse(os.path.exists(self.wrapper))
+
+    def test_install_host_root(self):
+        """From a pod with the node's / at --host-root: the shim, the library,
+        libyaml and the twin are copied onto the node where the shim is here,
+        and the config and wrapper name node paths, never the mount's."""
+        host = self.path('host')
+        self.toml = os.path.join(host, 'etc', 'containerd', 'config.toml')
+        os.makedirs(os.path.dirname(self.toml))
+        with open(self.toml, 'w') as f:
+            f.write(CONTAINERD_CONFIG)
+        p = self.mokka('container-runtime', 'install', '--host-root', host)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        shim = os.path.realpath(SHIM)
+        here = os.path.dirname(shim)
+        for name in ('mokka-container-runtime', 'libnvidia-ml.so.1', 'libyaml-0.so.2', 'nvidia-smi'):
+            self.assertTrue(os.path.isfile(host + os.path.join(here, name)), name)
+        with open(host + shim, 'rb') as a, open(shim, 'rb') as b:
+            self.assertEqual(a.read(), b.read())
+        self.assertTrue(os.stat(host + shim).st_mode & stat.S_IXUSR)
+        wrapper = os.path.join(host, 'usr', 'local', 'bin', 'mokka-container-runtime')
+        self.assertIn("exec '%s' -- " % shim, self.read(wrapper))
+        self.assertIn('BinaryName = "/usr/local/bin/mokka-container-runtime"', self.read(self.toml))
+        self.assertNotIn(host, self.read(self.toml) + self.read(wrapper))
+        p = self.mokka('container-runtime', 'uninstall', '--host-root', host)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.read(self.toml), CONTAINERD_CONFIG)
+        self.assertFalse(os.path.exists(wrapper))
+        p = self.mokka('container-runtime', 'install', '--host-root', 'rel')
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--host-root 'rel': an absolute path", p.stderr)
+        p = self.mokka('container-runtime', 'install', '--host-root', host, '--mokka', '/x')
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('give no --mokka', p.stderr)
 
     def test_install_fresh_file(self):
         self.toml = self.path('new', 'config.toml')
