@@ -115,6 +115,7 @@ int mk_visible_env_spec(char *const *env, char **spec)
     if (oom)
         return -1;
     if (!n) {
+        free(v);   /* only names that merely start like one */
         if (nvd && !(*spec = strdup(nvd)))
             return -1;
         return 0;
