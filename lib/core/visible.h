@@ -53,12 +53,13 @@ int mk_visible_restricted(const char *spec);
 int mk_visible_none(const char *spec);
 
 /* visible_env.c: the spec of an environment (NULL-terminated NAME=VALUE
- * entries, as environ): NVIDIA_VISIBLE_DEVICES's value as it is when no
- * MOKKA_VISIBLE_GPU_* is set (*spec NULL when it is unset too: every GPU);
- * else the union of the GPUs all of them name, those of the CDI variables
- * by their <index> after those of NVIDIA_VISIBLE_DEVICES ("all" when one
- * says all, "void" when none names a GPU). Returns 0, 1 when CDI variables
- * were joined in, -1 when out of memory; *spec is malloc'd. */
+ * entries, as environ; NULL: none): NVIDIA_VISIBLE_DEVICES's value as it
+ * is when no MOKKA_VISIBLE_GPU_* is set (*spec NULL when it is unset too:
+ * every GPU); else the union of the GPUs all of them name, those of the
+ * CDI variables by their <index> after those of NVIDIA_VISIBLE_DEVICES
+ * ("all" when one says all, "void" when none names a GPU). Returns 0, 1
+ * when CDI variables were joined in, -1 when out of memory; *spec is
+ * malloc'd. */
 int mk_visible_env_spec(char *const *env, char **spec);
 
 /* Whether MIG device j of universe GPU gpu is shown (its GPU visible). */

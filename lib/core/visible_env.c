@@ -107,8 +107,11 @@ static char *join(const char *spec, const cdi_var *v, size_t n)
 
 int mk_visible_env_spec(char *const *env, char **spec)
 {
+    static char *const empty[] = { NULL };
     size_t n;
     int oom;
+    if (!env)   /* clearenv() leaves environ NULL */
+        env = empty;
     const char *nvd = env_value(env, MK_VISIBLE_ENV);
     cdi_var *v = cdi_vars(env, &n, &oom);
     *spec = NULL;

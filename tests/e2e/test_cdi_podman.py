@@ -4,7 +4,8 @@ podman (root) runs containers of a tiny local image with
 
 `all` lists every GPU; `=3 --device =1` exactly GPUs 1 and 3, by the
 UUIDs `mokka render` shows, numbered by index (a real node numbers the
-device nodes a container has by bus id); a device by UUID as NVIDIA's
+device nodes a container has by bus id), to the twin, to pynvml (the
+host's python bound in) and to NVIDIA's nvidia-smi; a device by UUID as NVIDIA's
 specs name them; a container without --device gets nothing; a fault
 injected on the host's live state shows inside; an image that ships its
 own libnvidia-ml.so.1 in the library directory gets Mokka's over it; an
@@ -26,7 +27,7 @@ import tarfile
 import tempfile
 import unittest
 
-from cli_support import BUILD, LIB, SAN, CliTest
+from cli_support import BUILD, LIB, PYNVML, SAN, CliTest
 
 PODMAN = shutil.which('podman')
 TWIN = os.path.join(BUILD, 'lib', 'nvidia-smi')
@@ -34,11 +35,46 @@ CDI_DIR = '/var/run/cdi'
 SPEC = os.path.join(CDI_DIR, 'mokka-e2e-%d.json' % os.getpid())
 IMAGE = 'localhost/mokka-e2e-cdi-%d' % os.getpid()
 MULTIARCH = '/usr/lib/x86_64-linux-gnu'
+NVIDIA_SMI = '/usr/bin/nvidia-smi'
 NOT_MOKKA = b'the image\'s own libnvidia-ml.so.1, not an ELF file\n'
+
+PY_INFO = r'''
+import _ctypes, json, os, sys, sysconfig, pynvml
+print(json.dumps({'exe': os.path.realpath(sys.executable), 'stdlib': sysconfig.get_path('stdlib'),
+                  'pynvml': os.path.dirname(os.path.realpath(pynvml.__file__)),
+                  'ctypes': _ctypes.__file__}))
+'''
+PY_LIST = ('import pynvml; pynvml.nvmlInit(); print("\\n".join(pynvml.nvmlDeviceGetUUID('
+           'pynvml.nvmlDeviceGetHandleByIndex(i)) for i in range(pynvml.nvmlDeviceGetCount())))')
+
+
+def host_python():
+    """The host's python with pynvml, to bind into containers: its
+    executable, standard library and pynvml's directory at the same paths,
+    and the libraries they link, for the image. None when there is none."""
+    if not PYNVML:
+        return None
+    p = subprocess.run([PYNVML, '-c', PY_INFO], stdout=subprocess.PIPE, universal_newlines=True)
+    if p.returncode != 0:
+        return None
+    py = json.loads(p.stdout)
+    libs = set()
+    for elf in (py['exe'], py['ctypes']):
+        out = subprocess.run(['ldd', elf], stdout=subprocess.PIPE, universal_newlines=True).stdout
+        libs |= {w.split()[2] for w in out.splitlines() if ' => /' in w}
+    py['libs'] = sorted(libs)
+    py['binds'] = []
+    for path in (py['exe'], py['stdlib'], py['pynvml']):
+        py['binds'] += ['-v', '%s:%s:ro' % (path, path)]
+    return py
+
+
+PYTHON = host_python()
 
 
 def rootfs(root, ships_nvml=False):
-    """busybox, and the loader and libc the twin needs, from the host."""
+    """busybox, and the loader and libc the twin needs, from the host; the
+    libraries of the host's python (bound in by the pynvml test)."""
     for d in ('bin', 'lib64', 'usr/lib/x86_64-linux-gnu', 'usr/bin', 'proc', 'dev', 'sys',
               'tmp', 'run', 'etc'):
         os.makedirs(os.path.join(root, d), exist_ok=True)
@@ -49,6 +85,8 @@ def rootfs(root, ships_nvml=False):
         src = os.path.join('/lib/x86_64-linux-gnu', lib)
         if os.path.exists(src):
             shutil.copy(src, os.path.join(root, MULTIARCH.lstrip('/')))
+    for lib in (PYTHON or {}).get('libs', []):
+        shutil.copy(lib, os.path.join(root, MULTIARCH.lstrip('/'), os.path.basename(lib)))
     if ships_nvml:
         with open(os.path.join(root, MULTIARCH.lstrip('/'), 'libnvidia-ml.so.1'), 'wb') as f:
             f.write(NOT_MOKKA)
@@ -100,6 +138,20 @@ def podman_ready():
     return None
 
 
+def other_gpu_specs():
+    """Specs of kind nvidia.com/gpu already there (NVIDIA's, an installed
+    Mokka's): a device name in two specs of one kind resolves to none."""
+    found = []
+    for d in ('/etc/cdi', CDI_DIR):
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            path = os.path.join(d, name)
+            if path != SPEC and name.endswith(('.json', '.yaml')):
+                with open(path, errors='replace') as f:
+                    if 'nvidia.com/gpu' in f.read():
+                        found.append(path)
+    return found
+
+
 WHY_NOT = podman_ready()
 
 
@@ -107,6 +159,11 @@ WHY_NOT = podman_ready()
 class CdiPodmanTest(CliTest):
     @classmethod
     def setUpClass(cls):
+        others = other_gpu_specs()
+        if others:
+            raise unittest.SkipTest('CDI specs of kind nvidia.com/gpu are installed (%s): their '
+                                    'device names would clash with the test\'s spec'
+                                    % ', '.join(others))
         cls.made_cdi_dir = not os.path.isdir(CDI_DIR)
         import_image(IMAGE + ':plain')
         import_image(IMAGE + ':ships-nvml', ships_nvml=True)
@@ -159,6 +216,25 @@ class CdiPodmanTest(CliTest):
         p = self.run_in(['3', '1'], 'nvidia-smi', '-L')
         self.assertEqual(self.listed(p), [self.uuids[1], self.uuids[3]])
         self.assertTrue(p.stdout.startswith('GPU 0: '), p.stdout)
+
+    def test_pynvml_sees_exactly_its_gpus(self):
+        """pynvml loads libnvidia-ml.so.1 by name: the image's loader finds
+        Mokka's in the multiarch directory (the host's python bound in)."""
+        if not PYTHON:
+            self.skipTest('no python3 with pynvml here (apt-get install -y python3-pynvml)')
+        p = self.run_in(['3', '1'], PYTHON['exe'], '-c', PY_LIST, opts=PYTHON['binds'])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(), [self.uuids[1], self.uuids[3]])
+
+    def test_nvidia_smi_reads_mokkas_library(self):
+        """NVIDIA's own nvidia-smi (bound in beside the twin) dlopens
+        libnvidia-ml.so.1 and gets Mokka's."""
+        if not os.access(NVIDIA_SMI, os.X_OK):
+            self.skipTest('no NVIDIA nvidia-smi at %s' % NVIDIA_SMI)
+        real = os.path.realpath(NVIDIA_SMI)
+        p = self.run_in(['0', '2'], '/opt/nvidia-smi', '-L',
+                        opts=['-v', '%s:/opt/nvidia-smi:ro' % real])
+        self.assertEqual(self.listed(p), [self.uuids[0], self.uuids[2]])
 
     def test_devices_by_uuid(self):
         """NVIDIA's specs name devices by UUID too; by index and by UUID,

@@ -24,6 +24,7 @@ static void spec_is(char *const *env, const char *want, int cdi)
 
 START_TEST(without_cdi_variables_nvidia_visible_devices_alone)
 {
+    spec_is(NULL, NULL, 0);   /* environ after clearenv() */
     char *none[] = {"PATH=/bin", NULL};
     spec_is(none, NULL, 0);
     char *nvd[] = {"PATH=/bin", "NVIDIA_VISIBLE_DEVICES=3,1", NULL};
