@@ -5,8 +5,8 @@ podman (root) runs containers of a tiny local image with
 `all` lists every GPU; `=3 --device =1` exactly GPUs 1 and 3, by the
 UUIDs `mokka render` shows, numbered by index (a real node numbers the
 device nodes a container has by bus id), to the twin, to pynvml (the
-host's python bound in) and to NVIDIA's nvidia-smi; a device by UUID as NVIDIA's
-specs name them; a container without --device gets nothing; a fault
+host's python bound in) and to NVIDIA's nvidia-smi; a device by UUID as
+NVIDIA's specs name them; a container without --device gets nothing; a fault
 injected on the host's live state shows inside; an image that ships its
 own libnvidia-ml.so.1 in the library directory gets Mokka's over it; an
 image whose NVIDIA_VISIBLE_DEVICES is `all` (CUDA images) still sees only
@@ -42,7 +42,7 @@ PY_INFO = r'''
 import _ctypes, json, os, sys, sysconfig, pynvml
 print(json.dumps({'exe': os.path.realpath(sys.executable), 'stdlib': sysconfig.get_path('stdlib'),
                   'pynvml': os.path.dirname(os.path.realpath(pynvml.__file__)),
-                  'ctypes': _ctypes.__file__}))
+                  'ctypes': getattr(_ctypes, '__file__', sys.executable)}))
 '''
 PY_LIST = ('import pynvml; pynvml.nvmlInit(); print("\\n".join(pynvml.nvmlDeviceGetUUID('
            'pynvml.nvmlDeviceGetHandleByIndex(i)) for i in range(pynvml.nvmlDeviceGetCount())))')
@@ -52,7 +52,7 @@ def host_python():
     """The host's python with pynvml, to bind into containers: its
     executable, standard library and pynvml's directory at the same paths,
     and the libraries they link, for the image. None when there is none."""
-    if not PYNVML:
+    if not PYNVML or not shutil.which('ldd'):
         return None
     p = subprocess.run([PYNVML, '-c', PY_INFO], stdout=subprocess.PIPE, universal_newlines=True)
     if p.returncode != 0:
