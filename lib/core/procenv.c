@@ -58,6 +58,21 @@ const char *mk_procenv_get(const mk_procenv *env, const char *name)
     return NULL;
 }
 
+char **mk_procenv_list(const mk_procenv *env)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < env->len; i += strlen(env->buf + i) + 1)
+        n++;
+    char **list = malloc((n + 1) * sizeof *list);
+    if (!list)
+        return NULL;
+    n = 0;
+    for (size_t i = 0; i < env->len; i += strlen(env->buf + i) + 1)
+        list[n++] = env->buf + i;
+    list[n] = NULL;
+    return list;
+}
+
 void mk_procenv_free(mk_procenv *env)
 {
     free(env->buf);

@@ -1,7 +1,8 @@
 /* procview.c - the container's view of the processes attached to a live
  * state (see procview.h): which of them run with NVIDIA_VISIBLE_DEVICES
- * narrowing what the library shows them, and which GPUs they see. Read
- * from each process's environment at its start, as the library read it. */
+ * (or the variables of Mokka's CDI devices) narrowing what the library
+ * shows them, and which GPUs they see. Read from each process's
+ * environment at its start, as the library read it. */
 #include <stdlib.h>
 #include <string.h>
 #include "procview.h"
@@ -13,7 +14,12 @@ static int restricted_view(const mk_view *v, pid_t pid, mk_procview *out)
     mk_procenv env;
     if (mk_procenv_read(pid, &env) != 0)
         return 0;
-    const char *spec = mk_procenv_get(&env, MK_VISIBLE_ENV);
+    char **list = mk_procenv_list(&env), *spec = NULL;
+    int got = list ? mk_visible_env_spec(list, &spec) : -1;
+    free(list);
+    mk_procenv_free(&env);
+    if (got < 0)
+        return 0;
     mk_visible vis;
     char unknown[8];
     int restricted = 0;
@@ -28,13 +34,13 @@ static int restricted_view(const mk_view *v, pid_t pid, mk_procview *out)
     } else {   /* no universe to read it against: the text alone */
         restricted = mk_visible_restricted(spec);
     }
-    if (restricted && (out->spec = strdup(spec ? spec : "")) != NULL) {
+    if (restricted) {   /* spec is set: unset is every GPU */
         out->pid = pid;
+        out->spec = spec;
     } else {
-        restricted = 0;
         free(out->gpus);
+        free(spec);
     }
-    mk_procenv_free(&env);
     return restricted;
 }
 

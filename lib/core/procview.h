@@ -19,14 +19,18 @@ typedef struct mk_procenv {
 int mk_procenv_read(pid_t pid, mk_procenv *env);
 /* The value of NAME, or NULL when the process does not have it. */
 const char *mk_procenv_get(const mk_procenv *env, const char *name);
+/* Its entries as environ holds them (NULL-terminated, into env->buf);
+ * malloc'd, NULL when out of memory. */
+char **mk_procenv_list(const mk_procenv *env);
 void mk_procenv_free(mk_procenv *env);
 
 /* procview.c: the container's view of attached processes: those whose
- * NVIDIA_VISIBLE_DEVICES (in their environment at start) narrows what the
- * library shows them (visible.h), and the GPUs they see. */
+ * NVIDIA_VISIBLE_DEVICES or CDI variables (in their environment at start)
+ * narrow what the library shows them (visible.h), and the GPUs they see. */
 typedef struct mk_procview {
     pid_t pid;
-    char *spec;          /* its NVIDIA_VISIBLE_DEVICES */
+    char *spec;          /* its NVIDIA_VISIBLE_DEVICES, with the CDI variables
+                          * joined in (mk_visible_env_spec) */
     size_t n;            /* GPUs it sees */
     unsigned *gpus;      /* [n] their indexes in the universe, in its order; NULL
                           * when the view has no universe to read spec against */

@@ -137,6 +137,14 @@ int mk_visible_restricted(const char *spec)
     return !is_word(s, len, "all");
 }
 
+int mk_visible_none(const char *spec)
+{
+    const char *s;
+    size_t len;
+    trim(spec, &s, &len);
+    return !len || is_word(s, len, "none") || is_word(s, len, "void");
+}
+
 int mk_visible_parse(const mk_universe *u, const char *spec, mk_visible *v, char *unknown,
                      size_t len)
 {
@@ -163,11 +171,8 @@ int mk_visible_parse(const mk_universe *u, const char *spec, mk_visible *v, char
         show_all(v, u);
         return 0;
     }
-    const char *s;
-    size_t slen;
-    trim(spec, &s, &slen);
     v->restricted = 1;
-    if (slen && !is_word(s, slen, "none") && !is_word(s, slen, "void"))
+    if (!mk_visible_none(spec))
         read_entries(v, u, spec, unknown, len);
     return 0;
 }

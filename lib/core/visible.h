@@ -27,6 +27,9 @@
 #include "universe.h"
 
 #define MK_VISIBLE_ENV "NVIDIA_VISIBLE_DEVICES"
+/* The variables the devices of Mokka's CDI spec set, one a GPU:
+ * MOKKA_VISIBLE_GPU_<index>=<uuid> (see visible_env.c). */
+#define MK_VISIBLE_GPU_ENV "MOKKA_VISIBLE_GPU_"
 
 typedef struct mk_visible {
     int restricted;          /* 0: unset or "all" */
@@ -46,6 +49,18 @@ int mk_visible_parse(const mk_universe *u, const char *spec, mk_visible *v, char
 void mk_visible_free(mk_visible *v);
 /* Whether spec (NULL: unset) narrows the view: anything but unset or "all". */
 int mk_visible_restricted(const char *spec);
+/* Whether spec names no GPU at all: "none", "void" or empty. */
+int mk_visible_none(const char *spec);
+
+/* visible_env.c: the spec of an environment (NULL-terminated NAME=VALUE
+ * entries, as environ; NULL: none): NVIDIA_VISIBLE_DEVICES's value as it
+ * is when no MOKKA_VISIBLE_GPU_* is set (*spec NULL when it is unset too:
+ * every GPU); else the union of the GPUs all of them name, those of the
+ * CDI variables by their <index> after those of NVIDIA_VISIBLE_DEVICES
+ * ("all" when one says all, "void" when none names a GPU). Returns 0, 1
+ * when CDI variables were joined in, -1 when out of memory; *spec is
+ * malloc'd. */
+int mk_visible_env_spec(char *const *env, char **spec);
 
 /* Whether MIG device j of universe GPU gpu is shown (its GPU visible). */
 static inline int mk_visible_mig(const mk_visible *v, unsigned gpu, size_t j)

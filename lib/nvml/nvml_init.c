@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "nvml_impl.h"
 #include "textesc.h"
 
@@ -63,19 +64,24 @@ static int build_handles(const mk_universe *u)
 }
 
 /* The container's view, read from the environment once per first init
- * (visible.h); what it names that the universe lacks is one stderr line. */
+ * (visible.h: NVIDIA_VISIBLE_DEVICES, and the variables of Mokka's CDI
+ * devices); what it names that the universe lacks is one stderr line. */
 static int build_view(const mk_universe *u)
 {
-    char unknown[512], shown[1024];
-    const char *spec = getenv(MK_VISIBLE_ENV);
+    char unknown[512], shown[1024], *spec;
+    int cdi = mk_visible_env_spec(environ, &spec);
     mk_visible_free(&mk_L.vis);
-    if (mk_visible_parse(u, spec, &mk_L.vis, unknown, sizeof unknown) != 0)
+    if (cdi < 0 || mk_visible_parse(u, spec, &mk_L.vis, unknown, sizeof unknown) != 0) {
+        free(spec);
         return -1;
+    }
     if (unknown[0])   /* the value escaped: it is the container's, not ours (textesc.h) */
-        fprintf(stderr, "mokka: %s=%s: no such GPU or MIG device in this universe: "
+        fprintf(stderr, "mokka: %s%s=%s: no such GPU or MIG device in this universe: "
                 "%s; left out (%zu GPU%s visible)\n", MK_VISIBLE_ENV,
+                cdi ? " with " MK_VISIBLE_GPU_ENV "*" : "",
                 mk_text_escape(spec, 200, shown, sizeof shown), unknown, mk_L.vis.n,
                 mk_L.vis.n == 1 ? "" : "s");
+    free(spec);
     return 0;
 }
 

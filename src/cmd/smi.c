@@ -4,6 +4,7 @@
  * Mokka's under `mokka exec`, or Mokka's own copy with --mock. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "config/config.h"
 #include "cmds.h"
 #include "commands.h"
@@ -19,8 +20,9 @@ const char cmd_smi_help[] =
     "with dlopen and calls only NVML's public API, so it reads the real driver on\n"
     "a GPU machine and the mock under `mokka exec`. Values a GPU does not support\n"
     "show as N/A; other NVML errors show NVML's message (ERR! in the table). When\n"
-    "NVIDIA_VISIBLE_DEVICES restricts the view (Mokka's library shows only the GPUs\n"
-    "it names, as in a container), a line on stderr says so.\n"
+    "NVIDIA_VISIBLE_DEVICES (or the MOKKA_VISIBLE_GPU_* variables of Mokka's CDI\n"
+    "devices) restricts the view (Mokka's library shows only the GPUs named, as in\n"
+    "a container), a line on stderr says so.\n"
     "\n"
     "Views (default: the nvidia-smi table, then MIG devices and processes):\n"
     "  -L, --list           one line per GPU and MIG device, with UUIDs\n"
@@ -103,22 +105,26 @@ static int mock_library(const smi_opts *o, char *file, size_t len)
     return 0;
 }
 
-/* Under Mokka's library NVIDIA_VISIBLE_DEVICES narrows what NVML shows, as
- * in a container (the real driver's library ignores it): say so on stderr,
- * and in the JSON document. */
+/* Under Mokka's library NVIDIA_VISIBLE_DEVICES (with the variables of
+ * Mokka's CDI devices) narrows what NVML shows, as in a container (the real
+ * driver's library ignores it): say so on stderr, and in the JSON document. */
 static void note_view(json_t *doc)
 {
-    const char *spec = getenv(MK_VISIBLE_ENV);
-    if (!mk_visible_restricted(spec))
+    char *spec;
+    int cdi = mk_visible_env_spec(environ, &spec);
+    if (cdi < 0 || !mk_visible_restricted(spec)) {
+        free(spec);
         return;
+    }
     size_t n = json_array_size(json_object_get(doc, "gpus"));
     char *shown = mk_text_escaped(spec), *utf8 = mk_text_utf8(spec);   /* see stats.c */
-    mk_info("smi", "the view is restricted: %s=%s shows %zu GPU%s, numbered from 0 as in a "
-            "container (Mokka's library; NVIDIA's ignores the variable)", MK_VISIBLE_ENV, shown,
-            n, n == 1 ? "" : "s");
+    mk_info("smi", "the view is restricted: %s%s=%s shows %zu GPU%s, numbered from 0 as in a "
+            "container (Mokka's library; NVIDIA's ignores the variable)", MK_VISIBLE_ENV,
+            cdi ? " with " MK_VISIBLE_GPU_ENV "*" : "", shown, n, n == 1 ? "" : "s");
     json_object_set_new(doc, "visible_devices", json_string(utf8));
     free(shown);
     free(utf8);
+    free(spec);
 }
 
 static void print_view(const smi_opts *o, json_t *doc)

@@ -135,9 +135,10 @@ def preload_env():
 
 class Probe:
     """A pynvml program on the mock with a fresh state directory (and the
-    container view NVIDIA_VISIBLE_DEVICES=visible when given)."""
+    container view NVIDIA_VISIBLE_DEVICES=visible when given, and the
+    variables of CDI devices in extra)."""
 
-    def __init__(self, test, config=None, visible=None):
+    def __init__(self, test, config=None, visible=None, extra=None):
         py = pynvml_python()
         if not py:
             test.skipTest('no python3 with pynvml (install python3-pynvml)')
@@ -155,6 +156,7 @@ class Probe:
             env['MOCK_CONFIG_PATH'] = config
         if visible is not None:
             env['NVIDIA_VISIBLE_DEVICES'] = visible
+        env.update(extra or {})
         self.p = subprocess.Popen([py, '-c', PROBE], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   universal_newlines=True, env=env)

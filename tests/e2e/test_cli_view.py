@@ -1,5 +1,6 @@
 """test_cli_view.py - `mokka smi`, `mokka stats` and `mokka metrics` say when
-NVIDIA_VISIBLE_DEVICES restricts a view: smi on stderr and in its JSON,
+NVIDIA_VISIBLE_DEVICES (or the variables of Mokka's CDI devices) restricts
+a view: smi on stderr and in its JSON,
 stats and metrics for each attached process whose view is restricted (the
 GPUs it sees, by their universe index), and nothing when the view is whole."""
 import json
@@ -40,6 +41,20 @@ class ViewTest(CliTest):
         uuid = r['gpus'][2]['uuid']
         self.assertIn('mokka_process_visible_gpu{pid="%d",gpu="2",uuid="%s",index="0"} 1\n'
                       % (pr.pid, uuid), m)
+
+    def test_cdi_devices_restrict_the_view_too(self):
+        """MOKKA_VISIBLE_GPU_<index>, one a CDI device: the union, by index."""
+        cdi = {'MOKKA_VISIBLE_GPU_5': '5', 'MOKKA_VISIBLE_GPU_1': '1'}
+        env = dict(os.environ, NVIDIA_VISIBLE_DEVICES='void', **cdi)
+        p = mokka('smi', '--mock', '--json', env=env)
+        self.assertExit(p, 0)
+        self.assertEqual(json.loads(p.stdout)['visible_devices'], '1,5')
+        self.assertIn('NVIDIA_VISIBLE_DEVICES with MOKKA_VISIBLE_GPU_*=1,5 shows 2 GPUs', p.stderr)
+        pr = Probe(self, visible='void', extra=cdi)
+        self.assertEqual(pr.count, 2)
+        r = json.loads(pr.mokka('stats', '--json').stdout)
+        self.assertEqual(r['processes']['restrictedViews'],
+                         [{'pid': pr.pid, 'visibleDevices': '1,5', 'gpus': [1, 5]}])
 
     def test_control_characters_are_shown_escaped(self):
         # Once printed raw: the value could clear the screen, forge lines or

@@ -2,7 +2,8 @@
 NVIDIA_VISIBLE_DEVICES set, the library shows only the GPUs (and MIG
 devices) it names, renumbered from 0 in the listed order, as inside a
 container on a real node; every form (indexes, GPU UUIDs, MIG UUIDs, G:M,
-all, none, void, empty, unknown entries) is checked.
+all, none, void, empty, unknown entries) is checked. The variables of
+Mokka's CDI devices, MOKKA_VISIBLE_GPU_<index>, add their GPUs to it.
 
 Env: as test_pynvml.py."""
 import json
@@ -44,10 +45,11 @@ class ViewTest(unittest.TestCase):
         os.unlink(cls.config)
 
     @classmethod
-    def run_probe(cls, visible, *uuids):
+    def run_probe(cls, visible, *uuids, cdi=None):
         env = {k: v for k, v in os.environ.items()
                if k not in ('MOKKA_CONFIG', 'MOKKA_STATE_DIR', 'LD_PRELOAD', 'LD_LIBRARY_PATH',
-                            'NVIDIA_VISIBLE_DEVICES')}
+                            'NVIDIA_VISIBLE_DEVICES') and not k.startswith('MOKKA_VISIBLE_GPU_')}
+        env.update(cdi or {})
         preload = sanitizer_preload() + [LIB]
         if len(preload) > 1:
             env['ASAN_OPTIONS'] = 'detect_leaks=0'
@@ -61,8 +63,8 @@ class ViewTest(unittest.TestCase):
             raise AssertionError('probe failed with NVIDIA_VISIBLE_DEVICES=%r:\n%s' % (visible, p.stderr))
         return json.loads(p.stdout), p.stderr
 
-    def view(self, visible, *uuids, stderr=''):
-        out, err = self.run_probe(visible, *uuids)
+    def view(self, visible, *uuids, stderr='', cdi=None):
+        out, err = self.run_probe(visible, *uuids, cdi=cdi)
         self.assertEqual(err, stderr)
         self.assertEqual(out['count'], len(out['gpus']))
         self.assertEqual([g['index'] for g in out['gpus']], list(range(out['count'])))
@@ -119,6 +121,28 @@ class ViewTest(unittest.TestCase):
                       "'GPU-00000000-0000-0000-0000-000000000000', '9', '0:0', 'x'; left out "
                       "(1 GPU visible)" % spec, err)
 
+    def test_cdi_devices_each_add_their_gpu(self):
+        """As Mokka's CDI spec sets them for --device nvidia.com/gpu=3 and
+        =1 (with NVIDIA_VISIBLE_DEVICES=void): by index, whatever the
+        order of the environment."""
+        cdi = {'MOKKA_VISIBLE_GPU_3': self.gpu[3], 'MOKKA_VISIBLE_GPU_1': self.gpu[1]}
+        out = self.view('void', self.gpu[0], cdi=cdi)
+        self.assertEqual(self.uuids(out), [self.gpu[1], self.gpu[3]])
+        self.assertEqual(out['lookup'], {self.gpu[0]: {'err': NOT_FOUND}})
+        out = self.view(None, cdi=cdi)
+        self.assertEqual(self.uuids(out), [self.gpu[1], self.gpu[3]])
+        out = self.view('2', cdi=cdi)   # the union, NVIDIA_VISIBLE_DEVICES's first
+        self.assertEqual(self.uuids(out), [self.gpu[2], self.gpu[1], self.gpu[3]])
+        out = self.view('void', cdi=dict(cdi, MOKKA_VISIBLE_GPU_ALL='all'))
+        self.assertEqual(self.uuids(out), self.gpu)
+
+    def test_cdi_device_naming_nothing_has_its_line(self):
+        out, err = self.run_probe('void', cdi={'MOKKA_VISIBLE_GPU_7': 'GPU-gone',
+                                               'MOKKA_VISIBLE_GPU_0': self.gpu[0]})
+        self.assertEqual(self.uuids(out), [self.gpu[0]])
+        self.assertIn("NVIDIA_VISIBLE_DEVICES with MOKKA_VISIBLE_GPU_*=%s,GPU-gone: no such GPU "
+                      "or MIG device in this universe: 'GPU-gone'; left out (1 GPU visible)"
+                      % self.gpu[0], err)
 
     def test_the_line_shows_control_characters_escaped(self):
         # Once written raw into the host program's stderr: escape sequences

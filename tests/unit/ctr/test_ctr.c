@@ -379,13 +379,14 @@ START_TEST(test_cdi)
     ck_assert_str_eq(json_string_value(json_object_get(spec, "cdiVersion")), "0.5.0");
     json_t *devs = json_object_get(spec, "devices");
     ck_assert_uint_eq(json_array_size(devs), 5);
-    static const char *const want[][2] = { { "0", "GPU-aaa" }, { "GPU-aaa", "GPU-aaa" },
-                                           { "1", "GPU-bbb" }, { "GPU-bbb", "GPU-bbb" },
-                                           { "all", "all" } };
+    /* a GPU's two devices set the same variable, one of its own */
+    static const char *const want[][2] = { { "0", "0=GPU-aaa" }, { "GPU-aaa", "0=GPU-aaa" },
+                                           { "1", "1=GPU-bbb" }, { "GPU-bbb", "1=GPU-bbb" },
+                                           { "all", "ALL=all" } };
     for (size_t i = 0; i < 5; i++) {
         json_t *d = json_array_get(devs, i);
         char env[64];
-        snprintf(env, sizeof env, "NVIDIA_VISIBLE_DEVICES=%s", want[i][1]);
+        snprintf(env, sizeof env, "MOKKA_VISIBLE_GPU_%s", want[i][1]);
         ck_assert_str_eq(json_string_value(json_object_get(d, "name")), want[i][0]);
         ck_assert_str_eq(json_string_value(json_array_get(json_object_get(json_object_get(
                              d, "containerEdits"), "env"), 0)), env);
@@ -396,7 +397,10 @@ START_TEST(test_cdi)
     ck_assert_str_eq(json_string_value(json_object_get(m, "hostPath")), n.lib);
     ck_assert_str_eq(json_string_value(json_object_get(m, "containerPath")),
                      "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
-    ck_assert_uint_eq(json_array_size(json_object_get(edits, "env")), p.nenv);
+    /* NVIDIA_VISIBLE_DEVICES=void, as NVIDIA's specs: an image's `all` adds nothing */
+    json_t *env = json_object_get(edits, "env");
+    ck_assert_uint_eq(json_array_size(env), p.nenv + 1);
+    ck_assert_str_eq(json_string_value(json_array_get(env, 0)), "NVIDIA_VISIBLE_DEVICES=void");
     json_decref(spec);
     mk_ctr_plan_free(&p);
 }
