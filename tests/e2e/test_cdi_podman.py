@@ -28,6 +28,7 @@ import tempfile
 import unittest
 
 from cli_support import BUILD, LIB, PYNVML, SAN, CliTest
+from test_container_runtime import busybox_rootfs
 
 PODMAN = shutil.which('podman')
 TWIN = os.path.join(BUILD, 'lib', 'nvidia-smi')
@@ -75,16 +76,9 @@ PYTHON = host_python()
 def rootfs(root, ships_nvml=False):
     """busybox, and the loader and libc the twin needs, from the host; the
     libraries of the host's python (bound in by the pynvml test)."""
-    for d in ('bin', 'lib64', 'usr/lib/x86_64-linux-gnu', 'usr/bin', 'proc', 'dev', 'sys',
-              'tmp', 'run', 'etc'):
+    busybox_rootfs(root)
+    for d in ('run', 'etc'):
         os.makedirs(os.path.join(root, d), exist_ok=True)
-    shutil.copy(shutil.which('busybox'), os.path.join(root, 'bin', 'busybox'))
-    os.symlink('busybox', os.path.join(root, 'bin', 'sh'))
-    shutil.copy('/lib64/ld-linux-x86-64.so.2', os.path.join(root, 'lib64'))
-    for lib in ('libc.so.6', 'libm.so.6', 'libdl.so.2', 'libpthread.so.0', 'librt.so.1'):
-        src = os.path.join('/lib/x86_64-linux-gnu', lib)
-        if os.path.exists(src):
-            shutil.copy(src, os.path.join(root, MULTIARCH.lstrip('/')))
     for lib in (PYTHON or {}).get('libs', []):
         shutil.copy(lib, os.path.join(root, MULTIARCH.lstrip('/'), os.path.basename(lib)))
     if ships_nvml:

@@ -5,11 +5,15 @@ kubelet v1.20.2 with containerd 1.6 (../shared/rig, MOKKA_RIG):
   1. the images of `make image` (built here from NVIDIA's plugin and GFD,
      MOKKA_DEVICE_PLUGIN and MOKKA_GFD, unless MOKKA_IMAGE_DIR holds them)
      imported into the node's containerd as `kind load image-archive` does;
-  2. the runtime shim installed as containerd's `mokka` handler, containerd
-     restarted, and the RuntimeClass;
-  3. `kubectl apply -k ci/deploy`, the node labelled: the DaemonSet's pod
-     makes the node advertise every GPU of the base universe, with the UUIDs
-     `mokka render --node rig-node-1` shows;
+  2. ci/deploy/overlays/runtime (the base DaemonSet, its init container
+     that installs the runtime shim onto the node as containerd's `mokka`
+     handler, and the RuntimeClass), applied as `kubectl kustomize` renders
+     it with the rig's containerd config path and the rig's way of
+     restarting containerd (the test's own: no systemd here); the node
+     labelled: the DaemonSet's pod makes the node advertise every GPU of the
+     base universe, with the UUIDs `mokka render --node rig-node-1` shows;
+  3. the node's containerd has the handler, the shim and Mokka's files in
+     the node's /opt/mokka;
   4. a pod asking for 2 nvidia.com/gpu under runtimeClassName mokka, image
      mokka:VERSION (no NVIDIA software in it): its `nvidia-smi -L` lists
      exactly the two UUIDs the plugin allocated to it (its
@@ -18,15 +22,16 @@ kubelet v1.20.2 with containerd 1.6 (../shared/rig, MOKKA_RIG):
      allocatable drops by one and the pod's nvidia-smi shows the GPU lost;
      clearing it brings the node back to full strength;
   6. everything removed in the documented order (DaemonSet first, so its
-     agent writes its last report), the containerd config restored byte for
-     byte.
+     agent writes its last report), the runtime uninstalled and the
+     containerd config restored byte for byte.
 
-Prints the time from `kubectl apply -k` to the GPUs being allocatable, and
+Prints the time from `kubectl apply` to the GPUs being allocatable, and
 saves it for `make bench` (BUILD/build/rig-cluster.stats). Needs root, MOKKA_RIG,
 and the plugin and GFD (or prebuilt images); skips saying which is missing.
 Starts the rig's parts that are not running and stops only those."""
 import json
 import os
+import yaml
 import re
 import shutil
 import subprocess
@@ -43,6 +48,7 @@ PLUGIN = os.environ.get('MOKKA_DEVICE_PLUGIN', '')
 GFD = os.environ.get('MOKKA_GFD', '')
 IMAGE_DIR = os.environ.get('MOKKA_IMAGE_DIR', '')
 LABEL = 'mokka.io/virtual-gpus'
+OVERLAY = os.path.join(SRC, 'ci', 'deploy', 'overlays', 'runtime')
 POD = 'mokka-e2e-workload'
 
 
@@ -189,31 +195,42 @@ class RigCluster(unittest.TestCase):
         for name in ('mokka-device-plugin', 'mokka'):
             self.assertIn('docker.io/library/%s:%s' % (name, self.version), have)
 
-        # the runtime shim, as containerd's `mokka` handler
+        # the overlay: the DaemonSet, its runtime installer, the RuntimeClass
         with open(self.ctrd_config, 'rb') as f:
             self.saved_config = f.read()
-        wrapper = os.path.join(self.tmp, 'mokka-container-runtime')
-        shim = os.path.join(BUILD, 'lib', 'mokka-container-runtime')
-        p = subprocess.run([MOKKA, 'container-runtime', 'install', '--containerd-config', self.ctrd_config,
-                            '--wrapper', wrapper, '--mokka', shim, '--runtime-class'],
-                           capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.restart_containerd()
-        self.kubectl('apply', '-f', '-', stdin=p.stdout)
-
-        # the DaemonSet on the labelled node
+        self.made_opt = not os.path.exists('/opt/mokka')
+        docs = [d for d in yaml.safe_load_all(self.kubectl('kustomize', OVERLAY).stdout) if d]
+        for d in docs:
+            for c in d.get('spec', {}).get('template', {}).get('spec', {}).get('initContainers', []):
+                env = {e['name']: e for e in c['env']}
+                env['CONTAINERD_CONFIG']['value'] = self.ctrd_config
+                env['RESTART_CONTAINERD']['value'] = 'true'   # the rig's containerd: below
+        self.manifest = yaml.safe_dump_all(docs)
         render = subprocess.run([MOKKA, 'render', '-c', os.path.join(SRC, 'ci', 'deploy', 'base', 'gpus.yaml'),
                                  '--node', NODE, '--format', 'json'], capture_output=True, text=True, timeout=60)
         self.assertEqual(render.returncode, 0, render.stderr)
         uuids = [g['uuid'] for g in json.loads(render.stdout)['devices']]
         t0 = time.monotonic()
-        self.kubectl('apply', '-k', os.path.join(SRC, 'ci', 'deploy'))
+        self.kubectl('apply', '-f', '-', stdin=self.manifest)
         self.kubectl('label', 'node', NODE, '%s=true' % LABEL, '--overwrite')
         self.wait_for('nvidia.com/gpu allocatable %d' % len(uuids), lambda: self.allocatable() == len(uuids), 180)
         ready = time.monotonic() - t0
-        print('\nrig-cluster: kubectl apply -k to %d GPUs allocatable: %.1f s' % (len(uuids), ready))
+        print('\nrig-cluster: kubectl apply to %d GPUs allocatable: %.1f s' % (len(uuids), ready))
         with open(os.path.join(BUILD, 'build', 'rig-cluster.stats'), 'w') as f:
             f.write('apply_to_allocatable_seconds %.1f\ngpus %d\n' % (ready, len(uuids)))
+
+        # what the init container did on the node
+        with open(self.ctrd_config) as f:
+            self.assertIn('runtimes.mokka]', f.read())
+        for name in ('mokka-container-runtime', 'libnvidia-ml.so.1', 'libyaml-0.so.2', 'nvidia-smi'):
+            self.assertTrue(os.path.isfile(os.path.join('/opt/mokka', name)), name)
+        with open('/usr/local/bin/mokka-container-runtime') as f:
+            self.assertIn("exec '/opt/mokka/mokka-container-runtime'", f.read())
+        self.restart_containerd()
+        # the agent's live state and its config, on the node for the shim
+        states = [d for d in os.listdir('/run/mokka') if os.path.isfile(os.path.join('/run/mokka', d, 'state'))]
+        self.assertEqual(len(states), 1, os.listdir('/run/mokka'))
+        self.assertTrue(os.path.isfile(os.path.join('/run/mokka', states[0], 'gpus.yaml')))
 
         # a workload under the runtime class, with no NVIDIA software in its image
         pod = {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': POD, 'namespace': 'default'},
@@ -252,20 +269,24 @@ class RigCluster(unittest.TestCase):
     def uninstall(self):
         """The documented order: the workload, the DaemonSet (its agent
         writes its last report while RBAC and the namespace still exist),
-        then the rest; the node's containerd as it was."""
+        then the rest; the node's containerd and /opt/mokka as they were."""
         self.kubectl('delete', 'pod', POD, '--grace-period=1', '--ignore-not-found', check=False)
-        self.kubectl('-n', 'mokka', 'delete', 'daemonset', '--all', '--wait', check=False)
-        self.kubectl('delete', '-k', os.path.join(SRC, 'ci', 'deploy'), '--ignore-not-found', check=False)
-        self.kubectl('delete', 'runtimeclass', 'mokka', '--ignore-not-found', check=False)
+        self.kubectl('-n', 'mokka', 'delete', 'daemonset', 'mokka-virtual-gpus', '--wait', '--ignore-not-found',
+                     check=False)
+        self.kubectl('-n', 'mokka', 'wait', '--for=delete', 'pod', '-l', 'app=mokka-virtual-gpus', '--timeout=60s',
+                     check=False)
+        if getattr(self, 'manifest', None):
+            self.kubectl('delete', '-f', '-', '--ignore-not-found', stdin=self.manifest, check=False)
         self.kubectl('label', 'node', NODE, LABEL + '-', check=False)
         if getattr(self, 'saved_config', None) is not None:
-            p = subprocess.run([MOKKA, 'container-runtime', 'uninstall', '--containerd-config', self.ctrd_config,
-                                '--wrapper', os.path.join(self.tmp, 'mokka-container-runtime')],
+            p = subprocess.run([MOKKA, 'container-runtime', 'uninstall', '--containerd-config', self.ctrd_config],
                                capture_output=True, text=True, timeout=60)
             self.assertEqual(p.returncode, 0, p.stderr)
             with open(self.ctrd_config, 'rb') as f:
                 self.assertEqual(f.read(), self.saved_config, 'uninstall left the containerd config changed')
             self.restart_containerd()
+            if self.made_opt:
+                shutil.rmtree('/opt/mokka', True)
 
 
 if __name__ == '__main__':
