@@ -82,7 +82,9 @@ const char cmd_run_help[] =
     "                             gpu-feature-discovery from PATH) in the sandbox;\n"
     "                             its labels join the node view for label: checks\n"
     "                             (it relabels every second; the plugin's MIG\n"
-    "                             strategy and -e variables reach it too)\n"
+    "                             strategy and -e variables reach it too); in\n"
+    "                             cluster mode they go on the Node object (a merge\n"
+    "                             patch, only when they change; taken off at the end)\n"
     "      --gfd-arg ARG          an argument for gpu-feature-discovery; repeatable\n"
     "      --node NAME            node name (UUIDs of `uuid: auto` derive from it)\n"
     "      --kubeconfig FILE      cluster mode: run the plugin under this node's real\n"
@@ -99,6 +101,7 @@ const char cmd_run_help[] =
     "                             SIGINT or SIGTERM (a DaemonSet's virtual GPUs); in\n"
     "                             cluster mode it also applies the cluster's GPUFault\n"
     "                             objects that select the node (see mokka agent)\n"
+    "      --no-agent             with --hold in cluster mode: apply no GPUFaults\n"
     "  -v, --verbose              show the plugin's output as it comes\n"
     "  -q, --quiet                only the summary and errors\n"
     "      --color WHEN           auto, always or never\n"
@@ -135,7 +138,7 @@ typedef struct run_opts {
     size_t nenv;
     double timeout, register_timeout;
     unsigned restart_limit;
-    int no_sandbox, keep, verbose, hold;
+    int no_sandbox, keep, verbose, hold, no_agent;
     char *const *plugin_args;
     size_t nplugin_args;
     const char *plugins_file;   /* --plugins */
@@ -159,6 +162,7 @@ typedef struct run {
     mk_gfd *gfd;            /* --gfd */
     mk_debugsrv *debug;     /* `debug: true`: /metrics on debugListen */
     mk_report rep;
+    mk_sb bad_input;        /* why the inputs do not load, for the pod's Event */
     double start, last_wait_line;
     _Atomic int stopping;   /* kubelet events from here on are the run ending, not news */
     int (*restart)(mk_suite_env *env, const char *name, char *err, size_t errlen);   /* the runenv's */
@@ -179,7 +183,8 @@ static int parse_duration_opt(const char *what, const char *s, double *out)
 static int parse_args(int argc, char **argv, run_opts *o)
 {
     enum { O_JUNIT = 1, O_REPORT, O_REGISTER, O_PLUGIN, O_NODE, O_NOSANDBOX, O_RESTART, O_KEEP,
-           O_KUBECONFIG, O_CONTEXT, O_CLUSTER, O_HOLD, O_GFD, O_GFD_ARG, O_PLUGINS, O_ADD_PLUGIN };
+           O_KUBECONFIG, O_CONTEXT, O_CLUSTER, O_HOLD, O_GFD, O_GFD_ARG, O_PLUGINS, O_ADD_PLUGIN,
+           O_NO_AGENT };
     static const struct option longopts[] = {
         {"config", required_argument, 0, 'c'}, {"suite", required_argument, 0, 's'},
         {"junit", required_argument, 0, O_JUNIT}, {"report", required_argument, 0, O_REPORT},
@@ -189,6 +194,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"restart-limit", required_argument, 0, O_RESTART}, {"keep", no_argument, 0, O_KEEP},
         {"kubeconfig", required_argument, 0, O_KUBECONFIG}, {"context", required_argument, 0, O_CONTEXT},
         {"cluster", no_argument, 0, O_CLUSTER}, {"hold", no_argument, 0, O_HOLD},
+        {"no-agent", no_argument, 0, O_NO_AGENT},
         {"gfd", optional_argument, 0, O_GFD}, {"gfd-arg", required_argument, 0, O_GFD_ARG},
         {"plugins", required_argument, 0, O_PLUGINS}, {"add-plugin", required_argument, 0, O_ADD_PLUGIN},
         {"verbose", no_argument, 0, 'v'}, MK_COMMON_OPTS,
@@ -270,6 +276,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         case O_CONTEXT: o->context = optarg; break;
         case O_CLUSTER: o->cluster = 1; break;
         case O_HOLD: o->hold = 1; break;
+        case O_NO_AGENT: o->no_agent = 1; break;
         case 'v': o->verbose = 1; break;
         case 'q': mk_quiet = 1; break;
         default: {
@@ -285,9 +292,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
         return mk_usage_error("run", "--no-sandbox is implied by cluster mode (--kubeconfig, --cluster)");
     if (o->context && !o->cluster)
         return mk_usage_error("run", "--context needs --kubeconfig or --cluster");
-    if (o->gfd && o->cluster)
-        return mk_usage_error("run", "--gfd runs gpu-feature-discovery in the sandbox; in cluster "
-                              "mode the node's own GFD labels it and the API server shows them");
+    if (o->no_agent && !(o->cluster && o->hold))
+        return mk_usage_error("run", "--no-agent needs --hold in cluster mode (only a held plugin "
+                              "in a cluster applies GPUFaults)");
     if (o->ngfd_args && !o->gfd)
         return mk_usage_error("run", "--gfd-arg needs --gfd");
     if ((o->plugins_file || o->nadd_plugins) && (o->plugin || o->nplugin_args))
@@ -299,12 +306,14 @@ static int parse_args(int argc, char **argv, run_opts *o)
 
 /* --- inputs ----------------------------------------------------------------------- */
 
-static void print_diags(const mk_diags *d)
+/* On stderr, and kept for the pod's Event should they end the run. */
+static void print_diags(run *r, const mk_diags *d)
 {
     char line[2048];
     for (size_t i = 0; i < d->n; i++) {
         mk_diag_format(&d->v[i], line, sizeof line);
         fprintf(stderr, "%s\n", line);
+        mk_sb_printf(&r->bad_input, "%s\n", line);
     }
 }
 
@@ -325,12 +334,13 @@ static int load_inputs(run *r)
     mk_diags d;
     mk_diags_init(&d);
     if (load_plugins(r, &d) != 0) {
-        print_diags(&d);
+        print_diags(r, &d);
         mk_diags_free(&d);
         return MK_EXIT_USAGE;
     }
     if (r->o.config && !realpath(r->o.config, r->config_abs)) {
         mk_err("run", "%s: %s", r->o.config, strerror(errno));
+        mk_sb_printf(&r->bad_input, "%s: %s\n", r->o.config, strerror(errno));
         return MK_EXIT_USAGE;
     }
     r->u = mk_universe_load(r->o.config ? r->config_abs : NULL, r->o.node, &d);
@@ -357,7 +367,7 @@ static int load_inputs(run *r)
             if ((r->suites[r->nsuites] = mk_suite_load(r->o.suites[i], &d)))
                 r->nsuites++;
     }
-    print_diags(&d);
+    print_diags(r, &d);
     int bad = d.errors > 0 || !r->u || !r->suites;
     mk_diags_free(&d);
     return bad ? MK_EXIT_USAGE : 0;
@@ -700,9 +710,13 @@ static int start_gfd(run *r, const mk_plugenv_opts *po)
                             : mk_plugin_mig_strategy(r->o.plugin_args, r->o.nplugin_args, r->o.env);
     if (first && !mig)
         mig = mk_plugin_mig_strategy(NULL, 0, r->o.env);
+    /* In cluster mode the labels go on the Node, as NFD would put them. */
+    mk_kube_opts ko = { .kubeconfig = r->o.kubeconfig, .context = r->o.context,
+                        .verbose = r->o.verbose, .log = mk_log_as, .log_ctx = (void *)"run" };
     mk_gfd_start_opts go = { { r->o.gfd_path, NULL, NULL, mig,
                                r->o.gfd_args, r->o.ngfd_args },
-                             po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit, r->src };
+                             po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit, r->src,
+                             r->o.cluster ? &ko : NULL, r->u->node, r->o.cluster ? r->u : NULL };
     if (!(r->gfd = mk_gfd_start(&go, err, sizeof err))) {
         mk_err("run", "%s", err);
         mk_report_error(&r->rep, "mokka-run", "gpu-feature-discovery starts and labels", "%s", err);
@@ -710,7 +724,8 @@ static int start_gfd(run *r, const mk_plugenv_opts *po)
     }
     r->src = mk_gfd_nodesrc(r->gfd);
     progress(r, "started %s %s", mk_gfd_path(r->gfd),
-             r->sb.enabled ? "in the sandbox" : "on the host's paths");
+             r->o.cluster ? "labelling the Node" : r->sb.enabled ? "in the sandbox"
+                                                   : "on the host's paths");
     progress_done();
     return 0;
 }
@@ -1026,7 +1041,7 @@ static void hold(run *r)
 {
     char err[2048];
     mk_info("run", "suites done; holding the plugin until SIGINT or SIGTERM");
-    mk_fagent *agent = r->o.cluster ? start_agent(r) : NULL;
+    mk_fagent *agent = r->o.cluster && !r->o.no_agent ? start_agent(r) : NULL;
     while (!mk_cancel) {
         unsigned crashes;
         char last[2400];
@@ -1051,6 +1066,26 @@ static void hold(run *r)
     mk_cancel = 0; /* a requested end, not an interruption of the suites */
 }
 
+/* Inputs that do not load end a DaemonSet's pod before it serves: said in
+ * a Warning Event on the pod as well as in its log. */
+static void tell_pod(run *r)
+{
+    char err[1024];
+    mk_kube_opts ko = { .kubeconfig = r->o.kubeconfig, .context = r->o.context,
+                        .log = mk_log_as, .log_ctx = (void *)"run" };
+    char *msg = NULL;
+    if (!r->bad_input.len || asprintf(&msg, "mokka run: the inputs do not load:\n%s",
+                                      mk_sb_str(&r->bad_input)) < 0)
+        return;
+    int rc = mk_podevent_warn(&ko, "MokkaBadInput", msg, err, sizeof err);
+    if (rc == 0)
+        mk_info("run", "said so in a Warning Event (MokkaBadInput) on pod %s/%s",
+                getenv("POD_NAMESPACE"), getenv("POD_NAME"));
+    else if (rc < 0)
+        mk_err("run", "warning: cannot write the pod's Event: %s", err);
+    free(msg);
+}
+
 static void release(run *r)
 {
     for (size_t i = 0; i < r->nsuites; i++)
@@ -1060,6 +1095,7 @@ static void release(run *r)
     mk_plugset_free(r->ps);
     mk_plugin_specs_free(&r->specs);
     mk_report_free(&r->rep);
+    mk_sb_free(&r->bad_input);
     free(r->o.suites);
     free(r->o.env);
     free(r->o.gfd_args);
@@ -1078,6 +1114,8 @@ int cmd_run(int argc, char **argv)
         rc = load_inputs(&r);
     if (rc == 0)
         rc = cluster_node_ok(&r);
+    if (rc == MK_EXIT_USAGE && r.o.cluster)
+        tell_pod(&r);
     if (rc != 0) {
         release(&r);
         return rc == -2 ? MK_EXIT_OK : rc;

@@ -2,7 +2,7 @@
  * supervision in the same sandbox, universe and live state as the plugin
  * (its own log, restarts with backoff, signals forwarded), relabelling to a
  * file in the run directory every second, whose labels join the node view
- * (gfdlabels.c). */
+ * (gfdlabels.c) or, in cluster mode, go on the Node object (gfdnode.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +21,32 @@ struct mk_gfd {
     mk_plugin_cmd cmd;
     mk_super *super;
     mk_gfdlabels *labels;
+    mk_gfdnode *node;       /* cluster mode */
+    mk_nodesrc *inner;
+    mk_sandbox own;         /* cluster mode: GFD's sandbox */
     char output[4400];
 };
+
+/* Cluster mode, where the plugin sees the node's real paths: GFD would
+ * read the host's PCI sysfs and DMI, which have none of the universe's GPUs
+ * (it fails on their missing PCI files), so it gets the sandbox `mokka
+ * run` gives plugins, in RUN_DIR/gfd-sandbox. Without namespaces (not root,
+ * no user namespaces) it runs on the real paths, with a warning. */
+static int own_sandbox(mk_gfd *g, const mk_gfd_start_opts *o, char *err, size_t errlen)
+{
+    char dir[4300], why[512];
+    if (!mk_sandbox_available(why, sizeof why)) {
+        mk_err("run", "warning: gpu-feature-discovery runs on the host's paths (no sandbox: %s); "
+               "it may not find the GPUs' sysfs files", why);
+        return 0;
+    }
+    snprintf(dir, sizeof dir, "%s/gfd-sandbox", o->run_dir);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return mk_sandbox_prepare(&g->own, dir, o->universe, 1, err, errlen);
+}
 
 mk_gfd *mk_gfd_start(const mk_gfd_start_opts *o, char *err, size_t errlen)
 {
@@ -49,8 +73,17 @@ mk_gfd *mk_gfd_start(const mk_gfd_start_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    mk_super_opts so = { g->cmd.argv, g->cmd.envp, o->sandbox, log_path, o->verbose,
+    const mk_sandbox *sb = o->sandbox;
+    if (o->universe && !sb->enabled) {
+        if (own_sandbox(g, o, err, errlen) != 0)
+            goto fail;
+        sb = g->own.enabled ? &g->own : sb;
+    }
+    mk_super_opts so = { g->cmd.argv, g->cmd.envp, sb, log_path, o->verbose,
                          o->restart_limit, 1, "gfd" };
+    g->inner = o->inner;
+    if (o->node_api && !(g->node = mk_gfdnode_start(o->node_api, o->node, g->output, err, errlen)))
+        goto fail;
     if (!(g->super = mk_super_start(&so, err, errlen)))
         goto fail;
     return g;
@@ -66,7 +99,7 @@ const char *mk_gfd_path(const mk_gfd *g)
 
 mk_nodesrc *mk_gfd_nodesrc(mk_gfd *g)
 {
-    return mk_gfdlabels_nodesrc(g->labels);
+    return g->node ? g->inner : mk_gfdlabels_nodesrc(g->labels);
 }
 
 mk_super *mk_gfd_super(mk_gfd *g)
@@ -94,7 +127,9 @@ static void last_words(mk_gfd *g, char *out, size_t len)
 int mk_gfd_wait_labels(mk_gfd *g, double deadline, volatile sig_atomic_t *cancel, size_t *nlabels,
                        char *err, size_t errlen)
 {
-    while ((*nlabels = mk_gfdlabels_count(g->labels)) == 0) {
+    char why_not[1024] = "";
+    while ((*nlabels = mk_gfdlabels_count(g->labels)) == 0 ||
+           (g->node && !mk_gfdnode_published(g->node, why_not, sizeof why_not))) {
         unsigned crashes;
         char last[600];
         if (mk_super_status(g->super, &crashes, NULL, last, sizeof last) == MK_SUPER_FAILED) {
@@ -106,9 +141,14 @@ int mk_gfd_wait_labels(mk_gfd *g, double deadline, volatile sig_atomic_t *cancel
             return -1;
         }
         if ((cancel && *cancel) || mk_now_s() >= deadline) {
-            snprintf(err, errlen, "%s before gpu-feature-discovery wrote its labels to %s%s",
-                     cancel && *cancel ? "cancelled" : "--register-timeout ran out", g->output,
-                     crashes ? " (it crashed meanwhile)" : "");
+            if (*nlabels)
+                snprintf(err, errlen, "%s before gpu-feature-discovery's labels were on the "
+                         "Node%s%s", cancel && *cancel ? "cancelled" : "--register-timeout ran out",
+                         *why_not ? ": " : "", why_not);
+            else
+                snprintf(err, errlen, "%s before gpu-feature-discovery wrote its labels to %s%s",
+                         cancel && *cancel ? "cancelled" : "--register-timeout ran out", g->output,
+                         crashes ? " (it crashed meanwhile)" : "");
             return -1;
         }
         usleep(20000);
@@ -120,12 +160,15 @@ void mk_gfd_stop(mk_gfd *g, int sig)
 {
     if (g->super)
         mk_super_stop(g->super, sig, 10000);
+    mk_gfdnode_stop(g->node);
+    g->node = NULL;
 }
 
 void mk_gfd_free(mk_gfd *g)
 {
     if (!g)
         return;
+    mk_gfdnode_stop(g->node);
     mk_super_free(g->super);
     mk_gfdlabels_free(g->labels);
     mk_plugin_cmd_free(&g->cmd);

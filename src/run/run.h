@@ -11,6 +11,7 @@
 #include "state.h"
 #include "suite/suite.h"
 #include "kubelet/kubelet.h"
+#include "kube/kube.h"
 #include "report/report.h"
 
 /* sandbox.c: the GPU-node sandbox: a private mount namespace in which the
@@ -327,6 +328,20 @@ int mk_gfd_parse_labels(const char *text, mk_nv_node *n);
 /* gfd.c: gpu-feature-discovery under supervision beside the plugin, its
  * labels (written to RUN_DIR/features.d/gfd, relabelled every second) in
  * the node view, its log in RUN_DIR/gfd.log. */
+/* gfdnode.c: GFD's labels on the Node object (cluster mode): a thread
+ * that patches the Node named `node` to the labels of the features file
+ * whenever they change (GFD's timestamp alone is no change), owning them
+ * through the annotation mokka.io/gfd-labels: labels GFD stops writing go,
+ * others' labels are never touched, and all of them go at the stop. */
+typedef struct mk_gfdnode mk_gfdnode;
+mk_gfdnode *mk_gfdnode_start(const mk_kube_opts *ko, const char *node, const char *file,
+                             char *err, size_t errlen);
+/* 1 once the file's labels were patched onto the Node; err: the last
+ * patch's failure, or "". */
+int mk_gfdnode_published(mk_gfdnode *g, char *err, size_t errlen);
+/* Takes the labels off the Node, stops, frees. */
+void mk_gfdnode_stop(mk_gfdnode *g);
+
 typedef struct mk_gfd mk_gfd;
 typedef struct mk_gfd_start_opts {
     mk_gfd_opts cmd;                /* path, mig_strategy, extra (the rest is set here) */
@@ -336,18 +351,35 @@ typedef struct mk_gfd_start_opts {
     int verbose;
     unsigned restart_limit;
     mk_nodesrc *inner;              /* the view the labels join */
+    /* Cluster mode: the labels go on this Node through the API server
+     * instead, and the view is inner's (which shows them once there). */
+    const mk_kube_opts *node_api;
+    const char *node;
+    /* Cluster mode: GFD reads the GPUs' sysfs and DMI, which the plugin's
+     * real paths lack; it gets a sandbox of its own for this universe
+     * (when this process can make one). */
+    const mk_universe *universe;
 } mk_gfd_start_opts;
 mk_gfd *mk_gfd_start(const mk_gfd_start_opts *o, char *err, size_t errlen);
 const char *mk_gfd_path(const mk_gfd *g);
-/* The inner view with GFD's labels. */
+/* The inner view with GFD's labels (in cluster mode the inner view). */
 mk_nodesrc *mk_gfd_nodesrc(mk_gfd *g);
 mk_super *mk_gfd_super(mk_gfd *g);
-/* Waits until the labels file has labels (*nlabels of them) or the
+/* Waits until the labels file has labels (*nlabels of them; in cluster
+ * mode, until they are on the Node) or the
  * monotonic deadline passes, GFD fails for good or *cancel is set; 0, or
  * -1 with err. */
 int mk_gfd_wait_labels(mk_gfd *g, double deadline, volatile sig_atomic_t *cancel, size_t *nlabels,
                        char *err, size_t errlen);
+/* Stops GFD (and takes its labels off the Node). */
 void mk_gfd_stop(mk_gfd *g, int sig);
 void mk_gfd_free(mk_gfd *g);
+
+/* podevent.c: a Warning Event on the pod mokka runs in (POD_NAME,
+ * POD_NAMESPACE and POD_UID from the downward API), one per pod and
+ * reason, counted on each time: 0 written, 1 not in a pod (no POD_NAME or
+ * POD_NAMESPACE), -1 with err. message is cut to 1 KiB. */
+int mk_podevent_warn(const mk_kube_opts *ko, const char *reason, const char *message, char *err,
+                     size_t errlen);
 
 #endif

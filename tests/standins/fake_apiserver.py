@@ -9,6 +9,9 @@ continue= tokens served from the first page's snapshot - and ?watch=true streams
 objects, over TLS on 127.0.0.1 with an ephemeral port. Certificates come from
 make_certs(), which runs the openssl CLI into a directory the caller owns.
 
+Nodes also take merge patches (PATCH /api/v1/nodes/NAME: labels, annotations), and
+/api/v1/namespaces/NS/events holds Events (create, get, patch; srv.objects("events")).
+
 Custom resources, as the real server serves them: a CustomResourceDefinition
 (POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions, or
 srv.install_crds_file(path)) makes /apis/G/V[/namespaces/NS]/PLURAL[/NAME[/status]]
@@ -554,6 +557,8 @@ class FakeAPIServer:
         self.nodes = self.node_res.objects
         self.crds = self._resource(CRD_GROUP, "customresourcedefinitions", "CustomResourceDefinition",
                                    "CustomResourceDefinitionList", False, {"v1": {}})
+        # core v1 Events (what a pod says about itself), without the real server's checks
+        self._resource("", "events", "Event", "EventList", True, {"v1": {}})
         self.rv = 1000                      # one counter for every kind, as etcd's revision
         self.list_snapshots = {}            # continue token -> (rv, items left)
         self.list_serial = 0                # makes every continue token unique
@@ -1202,7 +1207,9 @@ class _Handler(BaseHTTPRequestHandler):
                 raise APIError(fault[1], reasons.get(fault[1], "Failure"), f"injected {fault[1]}")
             if not route:
                 raise APIError(404, "NotFound", NO_RESOURCE, {})
-            if method != "GET" and (res is fake.node_res or (name is None) != (method == "POST")):
+            # Nodes take merge patches (labels); a custom resource any write.
+            if method != "GET" and ((res is fake.node_res and method != "PATCH")
+                                    or (name is None) != (method == "POST")):
                 raise APIError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
             if verb == "watch":
                 return self._watch(route, q, record)
