@@ -127,7 +127,7 @@ static int by_key(const void *a, const void *b)
     return strcmp(((const mk_nv_kv *)a)->key, ((const mk_nv_kv *)b)->key);
 }
 
-/* The labels as compared: "k=v\n" sorted by key, without the timestamp. */
+/* The labels as compared (sorted by key): "k=v\n", without the timestamp. */
 static char *canonical(const mk_nv_node *n)
 {
     mk_sb sb = MK_SB_INIT;
@@ -202,6 +202,8 @@ static int look(mk_gfdnode *g, struct stat *seen)
      * and node selectors of GPU workloads name (GFD's own line wins). */
     int ok = text && mk_gfd_parse_labels(PRESENT_LABEL "=true", &n) == 0 &&
              mk_gfd_parse_labels(text, &n) == 0 && n.nlabels > 1;
+    if (ok)     /* GFD writes them in any order */
+        qsort(n.labels, n.nlabels, sizeof *n.labels, by_key);
     char *now = ok ? canonical(&n) : NULL;
     int failed = 0;
     if (now && (!g->sent || strcmp(now, g->sent) != 0)) {
@@ -209,7 +211,6 @@ static int look(mk_gfdnode *g, struct stat *seen)
         pthread_mutex_lock(&g->mu);
         snprintf(before, sizeof before, "%s", g->last_err);
         pthread_mutex_unlock(&g->mu);
-        qsort(n.labels, n.nlabels, sizeof *n.labels, by_key);
         if (patch(g, &n, mk_kmono_ms() + REQUEST_MS) == 0) {
             say(g, 0, "node labels: %zu from gpu-feature-discovery%s", n.nlabels,
                 g->sent ? " (changed)" : "");
