@@ -18,7 +18,7 @@ _mokka_options()
     case $1 in
         run) echo "--config= --suite= --junit= --report= --timeout= --register-timeout=
                    --plugin= --plugins= --add-plugin= --env= --gfd --gfd= --gfd-arg= --node= --no-sandbox
-                   --restart-limit= --keep --hold
+                   --restart-limit= --keep --hold --no-agent
                    --kubeconfig= --cluster --context= --verbose
                    $common" ;;
         assert) echo "--suite= --node= --selector= --kubeconfig= --context= --junit= --report=

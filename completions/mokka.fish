@@ -62,6 +62,7 @@ complete -c mokka -n '__fish_seen_subcommand_from run' -l gfd-arg -x -d 'An argu
 complete -c mokka -n '__fish_seen_subcommand_from run' -l no-sandbox -d 'Use the real device-plugins directory'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l restart-limit -x -d 'Plugin crashes restarted before giving up'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l hold -d 'Keep the plugin running after the suites'
+complete -c mokka -n '__fish_seen_subcommand_from run' -l no-agent -d 'With --hold in cluster mode: apply no GPUFaults'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l kubeconfig -r -F -d 'Cluster mode with this kubeconfig'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l cluster -d 'Cluster mode with KUBECONFIG or in-cluster access'
 complete -c mokka -n '__fish_seen_subcommand_from run' -l context -x -d 'kubeconfig context'
