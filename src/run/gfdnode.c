@@ -137,20 +137,27 @@ static char *canonical(const mk_nv_node *n)
     return mk_sb_take(&sb);
 }
 
+/* n's keys, comma-separated (the annotation's value); NULL for none. */
+static char *keys_of(const mk_nv_node *n)
+{
+    mk_sb sb = MK_SB_INIT;
+    for (size_t i = 0; n && i < n->nlabels; i++)
+        mk_sb_printf(&sb, "%s%s", i ? "," : "", n->labels[i].key);
+    return mk_sb_take(&sb);
+}
+
 /* The merge patch that makes the Node's labels of Mokka's exactly n's
  * (NULL n: none), and the annotation say so. */
 static json_t *patch_for(const mk_gfdnode *g, const mk_nv_node *n)
 {
     json_t *labels = json_object();
-    mk_sb keys = MK_SB_INIT;
     for (size_t i = 0; i < g->nowned; i++)
         json_object_set_new(labels, g->owned[i], json_null());
-    for (size_t i = 0; n && i < n->nlabels; i++) {
+    for (size_t i = 0; n && i < n->nlabels; i++)
         json_object_set_new(labels, n->labels[i].key, json_string(n->labels[i].value));
-        mk_sb_printf(&keys, "%s%s", i ? "," : "", n->labels[i].key);
-    }
-    json_t *owned = n && n->nlabels ? json_string(mk_sb_str(&keys)) : json_null();
-    mk_sb_free(&keys);
+    char *keys = keys_of(n);
+    json_t *owned = keys && *keys ? json_string(keys) : json_null();
+    free(keys);
     return json_pack("{s{so s{so}}}", "metadata", "labels", labels, "annotations",
                      OWNED_ANNOTATION, owned);
 }
@@ -166,13 +173,7 @@ static int patch(mk_gfdnode *g, const mk_nv_node *n, long long deadline_ms)
                                     sizeof err) : -1;
     json_decref(body);
     if (rc == 0 && status >= 200 && status < 300) {
-        char *keys = NULL;
-        if (n) {
-            mk_sb sb = MK_SB_INIT;
-            for (size_t i = 0; i < n->nlabels; i++)
-                mk_sb_printf(&sb, "%s%s", i ? "," : "", n->labels[i].key);
-            keys = mk_sb_take(&sb);
-        }
+        char *keys = keys_of(n);
         set_owned(g, keys);
         free(keys);
         pthread_mutex_lock(&g->mu);
