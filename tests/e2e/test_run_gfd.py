@@ -268,8 +268,8 @@ cases:
         self.assertIn("no gpu-feature-discovery: 'gpu-feature-discovery' is not on PATH", r.stderr)
 
     def test_usage(self):
-        for args, msg in ((['--gfd', '--cluster'], '--gfd runs gpu-feature-discovery in the sandbox'),
-                          (['--gfd-arg=x'], '--gfd-arg needs --gfd'),
+        # (--gfd in cluster mode: test_run_cluster_gfd.py)
+        for args, msg in ((['--gfd-arg=x'], '--gfd-arg needs --gfd'),
                           (['--gfd='], '--gfd=PATH: the path is empty')):
             r = self.run_mokka(*args, junit=False)
             self.assertExit(r, 2)
