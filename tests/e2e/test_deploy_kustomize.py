@@ -113,10 +113,9 @@ class Files(unittest.TestCase):
                         first("kubectl create configmap mokka-config"))
         self.assertLess(first("kubectl apply -f ci/deploy/gpufault-crd.yaml"),
                         first("kubectl apply -f ci/deploy/mokka-daemonset.yaml"))
-        # uninstall: the DaemonSet and its pods first, then the rest
-        self.assertLess(first("kubectl -n mokka delete daemonset mokka-virtual-gpus --wait"),
-                        first("kubectl -n mokka wait --for=delete pod -l app=mokka-virtual-gpus"))
-        self.assertLess(first("kubectl -n mokka wait --for=delete pod"), first("kubectl delete -k ci/deploy"))
+        # uninstall: the DaemonSet, kept until its pods are gone, first; then the rest
+        self.assertLess(first("kubectl -n mokka delete daemonset mokka-virtual-gpus "
+                              "--cascade=foreground --wait"), first("kubectl delete -k ci/deploy"))
         # every check ends with the suite that needs GFD's labels
         self.assertTrue(any("fixtures/suites/examples/cluster.yaml" in c for c in cmds))
         self.assertTrue(os.path.isfile(os.path.join(SRC, "fixtures", "suites", "examples", "cluster.yaml")))
@@ -293,6 +292,11 @@ class ApplyOnTheRig(unittest.TestCase):
         # a second apply changes nothing
         again = self.kubectl("apply", "-k", self.dir).stdout
         self.assertNotIn("created", again)
+        # the header's first uninstall step, as written (no pod to wait for here)
+        self.kubectl("-n", ns, "delete", "daemonset", f"{self.tag}-{DS}", "--cascade=foreground",
+                     "--wait", "--timeout=2m")
+        self.assertNotEqual(self.kubectl("-n", ns, "get", "daemonset", f"{self.tag}-{DS}",
+                                         check=False).returncode, 0)
 
     def cleanup(self, ns, crds_before):
         self.kubectl("delete", "namespace", ns, "--wait=false", check=False)
