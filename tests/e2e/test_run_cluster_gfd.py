@@ -8,15 +8,21 @@ own off when it stops; the header's final `mokka assert` with
 fixtures/suites/examples/cluster.yaml then passes on the node. A universe
 that does not load ends the pod with its file:line:col error in the log and
 in a Warning Event on the pod (reason MokkaBadInput, counted on each
-restart). --no-agent holds the plugin without applying GPUFaults.
+restart), also on the rig's real API server when MOKKA_RIG is set and it is
+up. --no-agent holds the plugin without applying GPUFaults.
 
 GFD is the stand-in (build/tests/fake-gfd) and, when env MOKKA_GFD names
 it, NVIDIA's gpu-feature-discovery. It runs in a sandbox of its own (cluster
 mode gives the plugin the node's real paths): root or user namespaces are
 needed, and the tests skip saying so without them."""
+import json
 import os
+import random
+import shutil
 import subprocess
+import tempfile
 import time
+import unittest
 
 from cli_support import MOKKA, MOCK_VARS, SAN, SRC
 from kubetest import SLOW
@@ -234,3 +240,54 @@ class NoAgent(HeldRunCase):
         p = subprocess.run([MOKKA, "run", "--no-agent", "--", FAKE], capture_output=True, text=True,
                            timeout=30)
         self.assertIn("--no-agent needs --hold in cluster mode", p.stderr)
+
+
+class BadInputOnTheRig(unittest.TestCase):
+    """The Event on the rig's real API server (v1.20), which validates it:
+    written for a pod of this test's own name in namespace default, then
+    deleted. Skipped saying so without the rig."""
+
+    def setUp(self):
+        rig = os.environ.get("MOKKA_RIG", "")
+        self.kubectl = os.path.join(rig, "bin", "kubectl")
+        self.kc = os.path.join(rig, "apiserver", "kubeconfig-token.yaml")
+        if not rig:
+            self.skipTest("MOKKA_RIG is unset: no real API server to write the Event to")
+        if not (os.access(self.kubectl, os.X_OK) and os.path.isfile(self.kc)):
+            self.skipTest(f"the rig has no {self.kubectl} or {self.kc}")
+        if subprocess.run(["curl", "-sfk", "https://127.0.0.1:6443/healthz"],
+                          capture_output=True).returncode:
+            self.skipTest("the rig's API server is not up (https://127.0.0.1:6443/healthz)")
+        self.dir = tempfile.mkdtemp(prefix="mokka-podevent-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def test_event_on_the_real_server(self):
+        pod = "dkube-bad-input-%05d" % random.randrange(100000)
+        name = pod + ".mokkabadinput"
+        self.addCleanup(subprocess.run, [self.kubectl, "--kubeconfig", self.kc, "-n", "default",
+                                         "delete", "event", name], capture_output=True)
+        config = os.path.join(self.dir, "gpus.yaml")
+        with open(config, "w") as f:
+            f.write("version: 1.0\nprofile: a100-sxm4-40gb\ncount: 2\ndevices:\n"
+                    "  - {index: 0, pciBusID: nope}\n")
+        env = {k: v for k, v in os.environ.items() if k not in MOCK_VARS and not k.startswith("POD_")}
+        env.update(POD_NAME=pod, POD_NAMESPACE="default", POD_UID="0e1f-uid",
+                   MOKKA_NODE_NAME="rig-node-1", HOME=self.dir)
+        for _ in range(2):
+            p = subprocess.run([MOKKA, "run", "--kubeconfig", self.kc, "--config", config, "--hold",
+                                "--", FAKE], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("said so in a Warning Event (MokkaBadInput)", p.stderr)
+        got = subprocess.run([self.kubectl, "--kubeconfig", self.kc, "-n", "default", "get", "event",
+                              name, "-o", "json"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(got.returncode, 0, got.stderr)
+        ev = json.loads(got.stdout)
+        self.assertEqual((ev["type"], ev["reason"], ev["count"]), ("Warning", "MokkaBadInput", 2))
+        self.assertEqual(ev["involvedObject"]["name"], pod)
+        self.assertEqual(ev["source"], {"component": "mokka", "host": "rig-node-1"})
+        self.assertIn(f"{config}:5:26: error: pciBusID", ev["message"])
+        # what `kubectl describe pod` lists for the pod: events by its uid
+        sel = subprocess.run([self.kubectl, "--kubeconfig", self.kc, "-n", "default", "get", "events",
+                              "--field-selector", f"involvedObject.uid=0e1f-uid,involvedObject.name={pod}",
+                              "-o", "name"], capture_output=True, text=True, timeout=60)
+        self.assertIn(name, sel.stdout)
