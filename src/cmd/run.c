@@ -1,7 +1,7 @@
 /* run.c - `mokka run`: the device plugin on virtual GPUs in a GPU-node
  * sandbox, a built-in kubelet, suites against what the node advertises, and
  * a JUnit report; with --gfd, gpu-feature-discovery beside the plugin, its
- * labels in the node view; with --plugins or --add-plugin, several plugins
+ * labels in the node view (in cluster mode on the Node object: run/gfdnode.c); with --plugins or --add-plugin, several plugins
  * side by side (run/plugset.c), each resource attributed to its plugin.
  *
  * Order of events: check the config and the suites (exit 2 on a problem),
