@@ -26,6 +26,7 @@ import unittest
 
 from cli_support import MOKKA, MOCK_VARS, SAN, SRC
 from kubetest import SLOW
+from test_agent import RUN_ONLY
 from test_run_cluster import FAKE, NODE, READY_SUITE, HeldRun, HeldRunCase
 
 FAKE_GFD = os.path.join(os.path.dirname(FAKE), "fake-gfd")
@@ -135,6 +136,10 @@ class GfdOnNode(HeldRunCase):
 
         self.assertEqual(r.stop(), 0, r.text()[-3000:])
         self.run_ = None
+        # what the DaemonSet's RBAC grants for GFD's labels, exactly
+        used = {(e["resource"], e["verb"]) for e in self.srv.requests() if e["resource"] == "nodes"}
+        self.assertEqual(used - {("nodes", "list"), ("nodes", "watch")},
+                         {x for x in RUN_ONLY if x[0] == "nodes"})
         meta = self.node()
         self.assertEqual({k: v for k, v in meta["labels"].items() if k.startswith("nvidia.com/")}, {})
         self.assertEqual(meta["labels"]["pool"], "canary")
@@ -199,6 +204,9 @@ class BadInput(HeldRunCase):
         events = self.srv.objects("events", "mokka")
         self.assertEqual([e["count"] for e in events], [2])
         self.assertIn(where, events[0]["message"])
+        # what the DaemonSet's RBAC grants for the Event, exactly
+        self.assertEqual({(e["resource"], e["verb"]) for e in self.srv.requests()},
+                         {x for x in RUN_ONLY if x[0] == "events"})
 
     def test_a_long_message_is_cut_at_a_line(self):
         path = os.path.join(self.dir, "gpus.yaml")
