@@ -70,7 +70,7 @@ class SandboxNodeName(RunTest):
 
     def test_the_default_smoke_suite_under_a_node_name(self):
         """Its cases name devices by ${uuid.N}: the universe's UUIDs."""
-        r = self.run_mokka(env=dict(self.env, NODE_NAME=self.pod))
+        r = self.run_mokka(env=dict(self.env, MOKKA_NODE_NAME=self.pod))
         self.assertExit(r, 0)
 
 
