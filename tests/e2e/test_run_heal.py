@@ -21,6 +21,7 @@ test_run_rig_heal.py's.
 Prints how long the node took to be whole again after a GPUFault's delete."""
 import glob
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -115,12 +116,18 @@ class BridgedCase(HeldRunCase):
         self.bridge = KubeletBridge(self.srv, NODE, self.kubelet, self.env())
 
     def tearDown(self):
+        text = None
         if self.run_:
-            self.run_.stop()
+            rc = self.run_.stop()
+            text = self.run_.text()
             self.run_ = None
-        if hasattr(self, "bridge"):
-            self.bridge.stop()
+        kubelet_err = self.bridge.stop() if hasattr(self, "bridge") else ""
         super().tearDown()
+        self.assertNotIn("Sanitizer", kubelet_err, "a sanitizer report from fake-kubelet")
+        if text is not None:
+            for report in ("Sanitizer", "runtime error:"):
+                self.assertNotIn(report, text, "a sanitizer report from mokka run")
+            self.assertEqual(rc, 0, text[-3000:])
 
     def held(self, **kw):
         self.run_ = HeldRun(self, kubelet=self.kubelet, **kw)
@@ -254,6 +261,10 @@ class SandboxHoldHeals(RunTest):
         self.assertIn("is healthy again after xid 79: restarting the plugin", lines[at])
         self.wait_after(proc, lines, "nvidia.com/gpu: 8 of 8 devices healthy", at)
         self.assertEqual(sum("healthy again after" in l for l in lines), 1, "".join(lines))
+        proc.send_signal(signal.SIGTERM)
+        self.assertEqual(proc.wait(60 * SLOW), 0, "".join(lines[-40:]))
+        for report in ("Sanitizer", "runtime error:"):
+            self.assertNotIn(report, "".join(lines), "a sanitizer report from mokka run")
 
 
 class SandboxHoldHealsRealPlugin(SandboxHoldHeals):
