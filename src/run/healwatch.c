@@ -2,7 +2,7 @@
  * device plugin marks a device unhealthy on an XID and never turns it
  * healthy again, so while `mokka run --hold` serves a node, a GPU that was
  * unhealthy and is healthy again in the live state (a GPUFault deleted or
- * expired, `mokka inject --clear`, a suite's `healthy: true`, any change of
+ * expired, `mokka inject --healthy`, a suite's `healthy: true`, any change of
  * the state) gets the plugins that serve it restarted: once the state has
  * been quiet for a moment (a fault cleared on eight GPUs is one restart),
  * said in one line. A restarted plugin sees the GPUs still broken as broken

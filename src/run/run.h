@@ -264,7 +264,7 @@ void mk_plugset_report(mk_plugset *ps, mk_report *rep, const mk_nv_node *node);
 void mk_plugset_free(mk_plugset *ps);
 
 /* healwatch.c: under `mokka run --hold`, a GPU healthy again in the live
- * state (a GPUFault cleared, `mokka inject --clear`) restarts the plugins
+ * state (a GPUFault cleared, `mokka inject --healthy`) restarts the plugins
  * that serve it, since NVIDIA's plugin never turns a device healthy again
  * by itself: debounced (a burst of clears is one restart), said in one
  * line through log. Started with the plugins, it only notes what they saw

@@ -116,10 +116,13 @@ class RigHeal(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
 
     def held(self, plugin):
-        self.proc = subprocess.Popen([MOKKA, "run", "--kubeconfig", self.kubeconfig, "--node", NODE,
-                                      "--hold", "--", plugin], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                     env=self.env, start_new_session=True)
+        """As the DaemonSet runs it: no --node, the node's name in the
+        environment, a host name that is not the node's."""
+        self.proc = subprocess.Popen([MOKKA, "run", "--kubeconfig", self.kubeconfig, "--hold", "--",
+                                      plugin], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True,
+                                     env=dict(self.env, MOKKA_NODE_NAME=NODE),
+                                     start_new_session=True)
 
         def read():
             for line in self.proc.stderr:
@@ -127,12 +130,22 @@ class RigHeal(unittest.TestCase):
         threading.Thread(target=read, daemon=True).start()
         self.wait_line("holding the plugin until SIGINT or SIGTERM")
 
+    def registered_devices(self):
+        """The device ids the kubelet holds for nvidia.com/gpu (its checkpoint)."""
+        with open(os.path.join(DP_DIR, "kubelet_internal_checkpoint")) as f:
+            return json.load(f)["Data"]["RegisteredDevices"].get(GPU, [])
+
     def check(self, plugin, who):
         self.held(plugin)
         text = "\n".join(self.lines)
         self.assertIn("case 4/4 'clearing the XID and restarting the plugin brings the GPU back': "
                       "pass", text)
         self.wait_allocatable(8, timeout=30)
+        # The kubelet got the UUIDs that render shows for the node.
+        render = subprocess.run([MOKKA, "render", "--node", NODE, "--format", "json"],
+                                capture_output=True, text=True, env=self.env, timeout=30)
+        uuids = [d["uuid"] for d in json.loads(render.stdout)["devices"]]
+        self.assertEqual(sorted(self.registered_devices()), sorted(uuids))
         self.inject("--xid", "79")
         down = self.wait_allocatable(7)
         self.inject("--healthy")
