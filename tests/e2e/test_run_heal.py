@@ -10,8 +10,10 @@ MOKKA_KUBELET_DIR, whose device counts the test writes into the Node as a
 kubelet's status update does): the built-in cluster suite leaves the node
 at full strength; a GPUFault deleted, one that expires (on several GPUs:
 one restart), and `mokka inject --healthy` on the held run's live state
-bring allocatable back to 8. Sandbox mode (the built-in kubelet of
-`mokka run` itself): `mokka inject --healthy` brings the devices back.
+bring allocatable back to 8; a GPU still broken stays out. Sandbox mode
+(the built-in kubelet of `mokka run` itself): `mokka inject --healthy`
+brings the devices back; of two plugins, only the one that lists the GPU
+restarts.
 With NVIDIA's plugin when MOKKA_DEVICE_PLUGIN names it (skipped, saying
 so, when unset), in the sandbox: v0.17 always makes its socket in
 /var/lib/kubelet/device-plugins (KUBELET_SOCKET moves only the kubelet's),
@@ -222,7 +224,7 @@ class ClusterHoldHeals(BridgedCase):
         self.assertEqual(self.node_allocatable(), "7")
 
 
-class SandboxHoldHeals(RunTest):
+class SandboxHeld(RunTest):
     """`mokka run --hold` with its built-in kubelet: the device counts are
     its progress lines."""
     PLUGIN = RUN_FAKE
@@ -252,6 +254,8 @@ class SandboxHoldHeals(RunTest):
                           + "".join(lines[-60:]))
             time.sleep(0.05)
 
+
+class SandboxHoldHeals(SandboxHeld):
     def test_inject_healthy_brings_the_devices_back(self):
         proc, lines = self.held()
         self.inject("--gpu", "0", "--xid", "79")
@@ -265,6 +269,36 @@ class SandboxHoldHeals(RunTest):
         self.assertEqual(proc.wait(60 * SLOW), 0, "".join(lines[-40:]))
         for report in ("Sanitizer", "runtime error:"):
             self.assertNotIn(report, "".join(lines), "a sanitizer report from mokka run")
+
+
+class SandboxHoldHealsSeveral(SandboxHeld):
+    """Two plugins, each serving four of the GPUs as a resource of its own:
+    a GPU healthy again restarts only the plugin that lists it."""
+
+    def test_only_the_plugin_that_serves_the_gpu_restarts(self):
+        adds = []
+        for name, gpus in (("low", "0,1,2,3"), ("high", "4,5,6,7")):
+            adds += ["--add-plugin", f"{name}=NVIDIA_VISIBLE_DEVICES={gpus} {RUN_FAKE} "
+                                     f"--resource-name example.com/{name} --endpoint {name}.sock"]
+        suite = ("suite: ready\ncases:\n  - name: both serve\n    expect:\n"
+                 "      - {resource: example.com/low, allocatable: 4}\n"
+                 "      - {resource: example.com/high, allocatable: 4}\n")
+        proc, lines = self.start_mokka("--hold", "-v", *adds, suite=suite, plugin=None,
+                                       junit=False)
+        self.wait_for_line(proc, lines, "holding the plugin until SIGINT or SIGTERM")
+        self.inject("--gpu", "5", "--xid", "79")
+        at = self.wait_after(proc, lines, "example.com/high: 3 of 4 devices healthy", 0)
+        self.inject("--gpu", "5", "--healthy")
+        at = self.wait_after(proc, lines, "GPU 5 (GPU-", at)
+        self.assertIn("is healthy again after xid 79: restarting plugin 'high' so that the node "
+                      "advertises it again", lines[at])
+        self.wait_after(proc, lines, "example.com/high: 4 of 4 devices healthy", at)
+        registered = "example.com/low registered by plugin 'low'"
+        self.assertTrue([l for l in lines[:at] if registered in l], "".join(lines))
+        self.assertFalse([l for l in lines[at:] if registered in l],
+                         "plugin 'low' was restarted:\n" + "".join(lines[at:]))
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60 * SLOW)
 
 
 class SandboxHoldHealsRealPlugin(SandboxHoldHeals):
