@@ -74,18 +74,6 @@ static void baseline(mk_device *dev, unsigned index)
     dev->fabric.given_state = dev->fabric.given_status = -1;
 }
 
-static void node_name(char *out, size_t len, const char *given)
-{
-    const char *env = getenv("MOKKA_NODE_NAME");
-    if (given && *given)
-        snprintf(out, len, "%s", given);
-    else if (env && *env)
-        snprintf(out, len, "%s", env);
-    else if (gethostname(out, len) != 0 || !*out)
-        snprintf(out, len, "localhost");
-    out[len - 1] = 0;
-}
-
 /* --- profiles --------------------------------------------------------------- */
 
 typedef struct {
@@ -536,7 +524,7 @@ static mk_universe *build(mk_ydoc *doc, const char *path, const char *node, mk_d
     if (!u)
         return NULL;
     u->config_path = path ? strdup(path) : NULL;
-    node_name(u->node, sizeof u->node, node);
+    mk_node_name(u->node, sizeof u->node, node);
     mk_ycheck_keys(root, "the config", top_keys, d);
     top_level(u, root, d);
     const mk_ynode **entries;

@@ -232,8 +232,15 @@ typedef struct mk_universe {
     mk_nvswitch sw[MK_MAX_NVSWITCHES];
 } mk_universe;
 
+/* nodename.c: the node's name into out: `given` when set and not empty,
+ * else $MOKKA_NODE_NAME, else $NODE_NAME (what NVIDIA's manifests set
+ * from spec.nodeName), else the host name ("localhost" without one).
+ * Returns where it came from: NULL (given), "MOKKA_NODE_NAME",
+ * "NODE_NAME" or "the host name". */
+const char *mk_node_name(char *out, size_t len, const char *given);
+
 /* Load a config file (NULL: the built-in default universe, 8 x
- * A100-SXM4-40GB). node_name NULL: $MOKKA_NODE_NAME, else the hostname.
+ * A100-SXM4-40GB). node_name: as mk_node_name takes it.
  * Returns NULL when an error was added to d. */
 mk_universe *mk_universe_load(const char *path, const char *node_name, mk_diags *d);
 /* The same from a buffer, for tests; `name` is used in diagnostics. */

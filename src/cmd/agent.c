@@ -35,7 +35,8 @@ const char cmd_agent_help[] =
     "  -s, --state-dir DIR    the live-state directory: the state in it, or a new\n"
     "                         one made there (kept); default: a fresh one, removed\n"
     "                         at exit; one agent per directory\n"
-    "  -n, --node NAME        this node (default: $MOKKA_NODE_NAME, else the hostname)\n"
+    "  -n, --node NAME        this node (default: $MOKKA_NODE_NAME, else $NODE_NAME,\n"
+    "                         else the host name)\n"
     "      --kubeconfig FILE  cluster access (default: $KUBECONFIG, ~/.kube/config,\n"
     "                         else the in-cluster service account)\n"
     "      --context NAME     kubeconfig context (default: the current one)\n"
@@ -151,17 +152,12 @@ int cmd_agent(int argc, char **argv)
     int rc = parse(argc, argv, &o), fresh = 0;
     if (rc)
         return rc == -2 ? MK_EXIT_OK : rc;
-    char host[HOST_NAME_MAX + 1] = "", dir[4096], path[4200], err[1024];
-    const char *node = o.node ? o.node : getenv("MOKKA_NODE_NAME");
-    const char *from = o.node ? "--node" : "MOKKA_NODE_NAME";
-    if ((!node || !*node) && gethostname(host, sizeof host) == 0) {
-        node = host;
-        from = "the host name";
-    }
-    if (!node || !*node)
-        return mk_usage_error("agent", "no node name: give --node NAME or set MOKKA_NODE_NAME");
+    char node[1024], dir[4096], path[4200], err[1024];
+    /* The name the library derives `uuid: auto` from, so that a GPUFault
+     * naming a UUID `mokka render` shows for the node finds its GPU. */
+    const char *from = mk_node_name(node, sizeof node, o.node);
     /* The name goes into the path of the node's report, and selects the Node. */
-    if (mk_kname_check(from, "node", node, err, sizeof err))
+    if (mk_kname_check(from ? from : "--node", "node", node, err, sizeof err))
         return mk_usage_error("agent", "%s", err);
     struct sigaction sa = { .sa_handler = on_stop };
     sigemptyset(&sa.sa_mask);

@@ -26,7 +26,7 @@ const char cmd_lint_help[] =
     "                    power above the enforced limit, MIG enabled without\n"
     "                    instances, ranges without a seed\n"
     "  -n, --node NAME   node name for derived UUIDs (default: $MOKKA_NODE_NAME,\n"
-    "                    else the host name)\n"
+    "                    else $NODE_NAME, else the host name)\n"
     "  -q, --quiet       no summary line\n"
     "      --color WHEN  auto, always or never\n"
     "  -h, --help        this help\n"

@@ -86,7 +86,9 @@ const char cmd_run_help[] =
     "                             cluster mode they go on the Node object (a merge\n"
     "                             patch, only when they change; taken off at the end)\n"
     "      --gfd-arg ARG          an argument for gpu-feature-discovery; repeatable\n"
-    "      --node NAME            node name (UUIDs of `uuid: auto` derive from it)\n"
+    "      --node NAME            node name (UUIDs of `uuid: auto` derive from it;\n"
+    "                             default: $MOKKA_NODE_NAME, else $NODE_NAME, else\n"
+    "                             the host name); the plugin gets the same name\n"
     "      --kubeconfig FILE      cluster mode: run the plugin under this node's real\n"
     "                             kubelet and check through the API server\n"
     "      --cluster              cluster mode with $KUBECONFIG, ~/.kube/config or\n"
@@ -100,7 +102,8 @@ const char cmd_run_help[] =
     "      --hold                 after the suites, keep the plugin running until\n"
     "                             SIGINT or SIGTERM (a DaemonSet's virtual GPUs); in\n"
     "                             cluster mode it also applies the cluster's GPUFault\n"
-    "                             objects that select the node (see mokka agent)\n"
+    "                             objects that select the node (see mokka agent); a\n"
+    "                             GPU healthy again restarts the plugin serving it\n"
     "      --no-agent             with --hold in cluster mode: apply no GPUFaults\n"
     "  -v, --verbose              show the plugin's output as it comes\n"
     "  -q, --quiet                only the summary and errors\n"
@@ -164,6 +167,7 @@ typedef struct run {
     mk_plugset *ps;         /* the plugins, under supervision */
     mk_gfd *gfd;            /* --gfd */
     mk_debugsrv *debug;     /* `debug: true`: /metrics on debugListen */
+    mk_healwatch *heal;     /* --hold: GPUs healthy again restart the plugins */
     mk_report rep;
     mk_sb bad_input;        /* why the inputs do not load, for the pod's Event */
     double start, last_wait_line;
@@ -378,18 +382,13 @@ static int load_inputs(run *r)
 
 /* In cluster mode the node's name selects its Node and names its
  * GPUFaultReport: a name the API refuses is a usage error before any
- * request. It comes from where the universe takes it (--node,
- * MOKKA_NODE_NAME, the host name), checked whole, as given. */
+ * request. It comes from where the universe takes it (mk_node_name:
+ * --node, MOKKA_NODE_NAME, NODE_NAME, the host name), checked whole. */
 static int cluster_node_ok(const run *r)
 {
-    char err[1024];
-    const char *env = getenv("MOKKA_NODE_NAME");
-    const char *from = "the host name", *name = r->u->node;
-    if (r->o.node && *r->o.node)
-        from = "--node", name = r->o.node;
-    else if (env && *env)
-        from = "MOKKA_NODE_NAME", name = env;
-    if (!r->o.cluster || mk_kname_check(from, "node", name, err, sizeof err) == 0)
+    char err[1024], name[1024];
+    const char *from = mk_node_name(name, sizeof name, r->o.node);
+    if (!r->o.cluster || mk_kname_check(from ? from : "--node", "node", name, err, sizeof err) == 0)
         return 0;
     return mk_usage_error("run", "%s", err);
 }
@@ -803,7 +802,7 @@ static int start(run *r)
     snprintf(kubelet_sock, sizeof kubelet_sock, "%s/kubelet.sock", r->sb.kubelet_dir);
     mk_plugenv_opts po = { .lib_file = lib_file, .lib_dir = lib_dir,
                            .config_path = r->o.config ? r->config_abs : NULL,
-                           .state_dir = r->run_dir, .node_name = r->o.node, .extra = r->o.env,
+                           .state_dir = r->run_dir, .node_name = r->u->node, .extra = r->o.env,
                            .kubelet_socket = !sandbox && strcmp(r->sb.kubelet_dir, MK_KUBELET_DIR)
                                              ? kubelet_sock : NULL };
     if (r->o.cluster)
@@ -957,6 +956,7 @@ static void report_gfd(run *r)
 static int finish(run *r, int rc)
 {
     r->stopping = 1;
+    mk_healwatch_stop(r->heal);
     int sig = mk_cancel && mk_cancel != SIGALRM ? mk_cancel : SIGTERM;
     size_t nplugins = mk_plugset_count(r->ps);
     /* What each plugin served, as the suites left it, before they stop. */
@@ -1039,12 +1039,28 @@ static mk_fagent *start_agent(run *r)
     return a;
 }
 
+/* --hold: from the plugins' start, what they saw of the GPUs' health, so
+ * that one healthy again restarts them while held (run/healwatch.c). */
+static mk_healwatch *watch_heals(run *r)
+{
+    char err[256];
+    mk_healwatch_opts ho = { r->run_dir, r->u, mk_plugset_runplugins(r->ps),
+                             mk_plugset_count(r->ps),
+                             r->kubelet ? mk_kubelet_nodesrc(r->kubelet) : NULL, mk_log_as,
+                             (void *)"run" };
+    mk_healwatch *h = mk_healwatch_start(&ho, err, sizeof err);
+    if (!h)
+        mk_err("run", "warning: GPUs healthy again will not restart the plugin: %s", err);
+    return h;
+}
+
 /* --hold: the suites are done; the plugin serves the node until a signal. */
 static void hold(run *r)
 {
     char err[2048];
     mk_info("run", "suites done; holding the plugin until SIGINT or SIGTERM");
     mk_fagent *agent = r->o.cluster && !r->o.no_agent ? start_agent(r) : NULL;
+    mk_healwatch_arm(r->heal);
     while (!mk_cancel) {
         unsigned crashes;
         char last[2400];
@@ -1066,6 +1082,8 @@ static void hold(run *r)
         usleep(200000);
     }
     mk_fagent_stop(agent);
+    mk_healwatch_stop(r->heal);
+    r->heal = NULL;
     mk_cancel = 0; /* a requested end, not an interruption of the suites */
 }
 
@@ -1134,6 +1152,8 @@ int cmd_run(int argc, char **argv)
     if (r.u->debug)
         r.debug = mk_debugsrv_start("run", r.u->debug_listen, r.run_dir);
     rc = start(&r);
+    if (rc == 0 && r.o.hold)
+        r.heal = watch_heals(&r);
     if (rc == 0)
         rc = run_suites(&r);
     mk_cancel_stop();

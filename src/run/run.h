@@ -264,6 +264,30 @@ void mk_plugset_stop(mk_plugset *ps, int sig, int timeout_ms);
 void mk_plugset_report(mk_plugset *ps, mk_report *rep, const mk_nv_node *node);
 void mk_plugset_free(mk_plugset *ps);
 
+/* healwatch.c: under `mokka run --hold`, a GPU healthy again in the live
+ * state (a GPUFault cleared, `mokka inject --healthy`) restarts the plugins
+ * that serve it, since NVIDIA's plugin never turns a device healthy again
+ * by itself: debounced (a burst of clears is one restart), said in one
+ * line through log. Started with the plugins, it only notes what they saw
+ * until armed; then every GPU healed since a plugin last started is due. */
+typedef struct mk_healwatch mk_healwatch;
+typedef struct mk_healwatch_opts {
+    const char *state_dir;          /* the plugins' MOKKA_STATE_DIR */
+    const mk_universe *u;           /* for the UUIDs in the log line */
+    const mk_runplugin *plugins;    /* stays the caller's */
+    size_t nplugins;
+    mk_nodesrc *src;                /* the built-in kubelet's view: which plugin serves
+                                     * which GPU; NULL (cluster mode): each serves all */
+    void (*log)(void *ctx, int warning, const char *msg);   /* NULL: stderr */
+    void *log_ctx;
+} mk_healwatch_opts;
+/* NULL with err when no thread can be started. */
+mk_healwatch *mk_healwatch_start(const mk_healwatch_opts *o, char *err, size_t errlen);
+/* From now on heals restart plugins. */
+void mk_healwatch_arm(mk_healwatch *h);
+/* Stops watching (after a restart under way); NULL is a no-op. */
+void mk_healwatch_stop(mk_healwatch *h);
+
 /* runenv.c: the suite environment of `mokka run`: a node source (the
  * built-in kubelet, or the API server in cluster mode), faults and values
  * that reach the running library through its live-state file, plugin

@@ -26,9 +26,11 @@ SEED = os.path.join(CONFIGS, 'seed.yaml')
 REAL_NVML = '/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1'
 SAN = os.environ.get('MOKKA_SAN', '')
 NODE = 'mokka-e2e-node'
-# Variables that would put a test's programs on (or off) the mock behind its back.
+# Variables that would put a test's programs on (or off) the mock behind its back
+# (NODE_NAME: the node name UUIDs derive from without MOKKA_NODE_NAME).
 MOCK_VARS = ('LD_PRELOAD', 'LD_LIBRARY_PATH', 'MOCK_CONFIG_PATH', 'MOKKA_CONFIG',
-             'MOKKA_STATE_DIR', 'MOKKA_NODE_NAME', 'MOKKA_RUNTIME_DIR', 'MOKKA_KUBELET_DIR')
+             'MOKKA_STATE_DIR', 'MOKKA_NODE_NAME', 'NODE_NAME', 'MOKKA_RUNTIME_DIR',
+             'MOKKA_KUBELET_DIR')
 
 
 def pynvml_python():

@@ -36,28 +36,36 @@ cases:
 
 class HeldRun:
     """`mokka run --kubeconfig ... --hold -v` in the background, its stderr
-    collected line by line."""
+    collected line by line. suite None: the built-in cluster suite; node
+    None: no --node (the name comes from the environment); env: variables
+    over the case's."""
 
-    def __init__(self, case, kubelet=None):
+    def __init__(self, case, kubelet=None, suite=READY_SUITE, node=NODE, env=None, plugin=FAKE,
+                 args=()):
         self.dir = case.dir
-        suite = os.path.join(self.dir, "ready.yaml")
-        with open(suite, "w") as f:
-            f.write(READY_SUITE)
+        if suite is not None:
+            path = os.path.join(self.dir, "ready.yaml")
+            with open(path, "w") as f:
+                f.write(suite)
+            args = ["--suite", path, *args]
+        if node is not None:
+            args = ["--node", node, *args]
         if not kubelet:
             kubelet = os.path.join(self.dir, "kubelet")
             os.makedirs(kubelet, exist_ok=True)
-        env = {k: v for k, v in case.env().items() if k not in MOCK_VARS}
-        env.update(MOKKA_KUBELET_DIR=kubelet, MOKKA_RUNTIME_DIR=os.path.join(self.dir, "run"),
-                   XDG_CACHE_HOME=os.path.join(self.dir, "cache"))
+        run_env = {k: v for k, v in case.env().items() if k not in MOCK_VARS}
+        run_env.update(MOKKA_KUBELET_DIR=kubelet, MOKKA_RUNTIME_DIR=os.path.join(self.dir, "run"),
+                       XDG_CACHE_HOME=os.path.join(self.dir, "cache"))
+        run_env.update(env or {})
         self.kubelet = kubelet
         self.lines, self.cond = [], threading.Condition()
         # Under ASan the stand-in plugin loads an instrumented library it
         # was not linked with first.
         san = ["--env", "ASAN_OPTIONS=verify_asan_link_order=0"] if SAN == "asan" else []
-        self.p = subprocess.Popen([MOKKA, "run", "--kubeconfig", case.kubeconfig(), "--node", NODE,
-                                   "--suite", suite, "--hold", "-v", *san, "--", FAKE],
+        self.p = subprocess.Popen([MOKKA, "run", "--kubeconfig", case.kubeconfig(), *args,
+                                   "--hold", "-v", *san, "--", plugin],
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True, env=env)
+                                  stderr=subprocess.PIPE, text=True, env=run_env)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
