@@ -1,6 +1,6 @@
 """test_deploy_kustomize.py - `kubectl apply -k ci/deploy`: the kustomize
 base (ci/deploy/base) and its overlays (ci/deploy/overlays/mig-mixed,
-per-node, agent-off), in the form kubectl 1.20's built-in kustomize
+per-node, agent-off, runtime), in the form kubectl 1.20's built-in kustomize
 (v2.0.3) renders.
 
 Without a kubectl: the kustomizations use only what v2.0.3 knows and read
@@ -179,9 +179,14 @@ class Render(unittest.TestCase):
         for opt in ("--gfd", "--hold", "--config"):
             self.assertIn(opt, c["command"])
         self.assertEqual(c["args"], ["--", "nvidia-device-plugin"])
-        fields = {e["name"]: e["valueFrom"]["fieldRef"]["fieldPath"] for e in c["env"]}
+        fields = {e["name"]: e["valueFrom"]["fieldRef"]["fieldPath"] for e in c["env"] if "valueFrom" in e}
         self.assertEqual(fields, {"MOKKA_NODE_NAME": "spec.nodeName", "POD_NAME": "metadata.name",
                                   "POD_NAMESPACE": "metadata.namespace", "POD_UID": "metadata.uid"})
+        # the live state on the node, for the runtime shim
+        self.assertIn({"name": "MOKKA_RUNTIME_DIR", "value": "/run/mokka"}, c["env"])
+        self.assertIn({"name": "runtime", "mountPath": "/run/mokka"}, c["volumeMounts"])
+        self.assertIn({"name": "runtime", "hostPath": {"path": "/run/mokka", "type": "DirectoryOrCreate"}},
+                      objs[("DaemonSet", DS)]["spec"]["template"]["spec"]["volumes"])
         vol = [v for v in objs[("DaemonSet", DS)]["spec"]["template"]["spec"]["volumes"]
                if v["name"] == "config"][0]
         self.assertEqual(vol["configMap"]["name"], "mokka-config")
@@ -227,6 +232,24 @@ class Render(unittest.TestCase):
         terms = base[("DaemonSet", DS)]["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
             "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
         self.assertIn({"key": "mokka.io/universe", "operator": "DoesNotExist"}, terms[0]["matchExpressions"])
+
+    def test_runtime(self):
+        """The base, the RuntimeClass (ci/deploy/runtimeclass.yaml's copy) and
+        an init container that installs the shim from the node's / at /host."""
+        got, base = self.changed("runtime")
+        self.assertEqual({k: v for k, v in got.items() if k in base and k != ("DaemonSet", DS)},
+                         {k: v for k, v in base.items() if k != ("DaemonSet", DS)})
+        self.assertEqual(set(got) - set(base), {("RuntimeClass", "mokka")})
+        self.assertEqual(got[("RuntimeClass", "mokka")], load_all(os.path.join(DEPLOY, "runtimeclass.yaml"))[0])
+        spec = got[("DaemonSet", DS)]["spec"]["template"]["spec"]
+        want = copy.deepcopy(base[("DaemonSet", DS)]["spec"]["template"]["spec"])
+        self.assertEqual(spec["containers"], want["containers"])
+        self.assertTrue(spec["hostPID"])
+        [init] = spec["initContainers"]
+        self.assertIn("mokka container-runtime install --host-root /host", init["args"][0])
+        self.assertEqual(init["volumeMounts"], [{"name": "host-root", "mountPath": "/host"}])
+        self.assertIn({"name": "host-root", "hostPath": {"path": "/"}}, spec["volumes"])
+        self.assertEqual({e["name"] for e in init["env"]}, {"CONTAINERD_CONFIG", "RESTART_CONTAINERD"})
 
     def test_grey_release_still_renders(self):
         objs = by_id(self.render(os.path.join(DEPLOY, "grey-release")))
