@@ -157,14 +157,15 @@ class RigCluster(unittest.TestCase):
         node = json.loads(self.kubectl('get', 'node', NODE, '-o', 'json').stdout)
         return int(node['status'].get('allocatable', {}).get('nvidia.com/gpu', '0'))
 
-    def wait_for(self, what, cond, timeout=120):
+    def wait_for(self, what, cond, timeout=120, seen=None):
+        """Seconds until cond() holds; else fails, showing seen()."""
         t0 = time.monotonic()
         while time.monotonic() - t0 < timeout:
             got = cond()
             if got:
                 return time.monotonic() - t0
             time.sleep(0.25)
-        self.fail('waited %d s for %s' % (timeout, what))
+        self.fail('waited %d s for %s%s' % (timeout, what, ': ' + seen() if seen else ''))
 
     def pod_log(self, name, ns='default'):
         """The container's output, from the kubelet's log files (the rig's
@@ -259,8 +260,10 @@ class RigCluster(unittest.TestCase):
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.wait_for('allocatable %d' % (len(uuids) - 1), lambda: self.allocatable() == len(uuids) - 1, 90)
-        self.wait_for('the pod to see GPU %d lost' % gpu, lambda: any(
-            nvd[0] in line and 'lost' in line.lower() for line in self.last_round(POD)), 30)
+        def lost():   # nvidia-smi -L: the other GPU listed, this one "GPU is lost"
+            out = '\n'.join(line for line in self.last_round(POD) if not line.startswith('NVD='))
+            return 'GPU is lost' in out and nvd[1] in out and nvd[0] not in out
+        self.wait_for('the pod to see GPU %d lost' % gpu, lost, 30, lambda: repr(self.last_round(POD)))
         p = subprocess.run([MOKKA, 'inject', '--kubeconfig', self.env['KUBECONFIG'], '--clear', 'mokka-e2e-lost',
                             '--wait', '60s'], capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
@@ -271,10 +274,8 @@ class RigCluster(unittest.TestCase):
         writes its last report while RBAC and the namespace still exist),
         then the rest; the node's containerd and /opt/mokka as they were."""
         self.kubectl('delete', 'pod', POD, '--grace-period=1', '--ignore-not-found', check=False)
-        self.kubectl('-n', 'mokka', 'delete', 'daemonset', 'mokka-virtual-gpus', '--wait', '--ignore-not-found',
-                     check=False)
-        self.kubectl('-n', 'mokka', 'wait', '--for=delete', 'pod', '-l', 'app=mokka-virtual-gpus', '--timeout=60s',
-                     check=False)
+        self.kubectl('-n', 'mokka', 'delete', 'daemonset', 'mokka-virtual-gpus', '--cascade=foreground', '--wait',
+                     '--timeout=2m', '--ignore-not-found', check=False)
         if getattr(self, 'manifest', None):
             self.kubectl('delete', '-f', '-', '--ignore-not-found', stdin=self.manifest, check=False)
         self.kubectl('label', 'node', NODE, LABEL + '-', check=False)
