@@ -296,7 +296,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
     o->plugin_args = argv + optind;
     o->nplugin_args = (size_t)(argc - optind);
     if (o->cluster && o->no_sandbox)
-        return mk_usage_error("run", "--no-sandbox is implied by cluster mode (--kubeconfig, --cluster)");
+        return mk_usage_error("run", "--no-sandbox: cluster mode (--kubeconfig, --cluster) "
+                              "already uses the node's kubelet directory");
     if (o->context && !o->cluster)
         return mk_usage_error("run", "--context needs --kubeconfig or --cluster");
     if (o->no_agent && !(o->cluster && o->hold))
@@ -718,7 +719,7 @@ static int start_gfd(run *r, const mk_plugenv_opts *po)
     mk_gfd_start_opts go = { { r->o.gfd_path, NULL, NULL, mig,
                                r->o.gfd_args, r->o.ngfd_args },
                              po, &r->sb, r->run_dir, r->o.verbose, r->o.restart_limit, r->src,
-                             r->o.cluster ? &ko : NULL, r->u->node, r->o.cluster ? r->u : NULL };
+                             r->o.cluster ? &ko : NULL, r->u->node };
     if (!(r->gfd = mk_gfd_start(&go, err, sizeof err))) {
         mk_err("run", "%s", err);
         mk_report_error(&r->rep, "mokka-run", "gpu-feature-discovery starts and labels", "%s", err);
@@ -778,12 +779,21 @@ static int start(run *r)
         mk_report_error(&r->rep, "mokka-run", "plugin starts and registers", "%s", err);
         return MK_EXIT_ENV;
     }
-    int sandbox = !r->o.no_sandbox && !r->o.cluster;
+    int sandbox = r->o.no_sandbox ? MK_SANDBOX_OFF
+                : r->o.cluster ? MK_SANDBOX_NODE_KUBELET : MK_SANDBOX_ON;
     if (sandbox && !mk_sandbox_available(why, sizeof why)) {
-        mk_err("run", "no GPU-node sandbox here: %s. Run as root, allow unprivileged user "
-               "namespaces, or use --no-sandbox (real paths; only without a running kubelet)", why);
-        mk_report_error(&r->rep, "mokka-run", "sandbox", "no mount namespace: %s", why);
-        return MK_EXIT_ENV;
+        if (r->o.cluster) {
+            mk_err("run", "warning: the plugin and GFD run on the node's real paths (no mount "
+                   "namespace: %s): they find no PCI sysfs, MIG capabilities or device nodes of "
+                   "the virtual GPUs (a privileged pod has them)", why);
+            sandbox = MK_SANDBOX_OFF;
+        } else {
+            mk_err("run", "no GPU-node sandbox here: %s. Run as root, allow unprivileged user "
+                   "namespaces, or use --no-sandbox (real paths; only without a running "
+                   "kubelet)", why);
+            mk_report_error(&r->rep, "mokka-run", "sandbox", "no mount namespace: %s", why);
+            return MK_EXIT_ENV;
+        }
     }
     /* Cluster mode needs the node's kubelet directory to exist already:
      * look before preparing, which would make it. */
@@ -797,7 +807,8 @@ static int start(run *r)
     if (!r->o.cluster && open_kubelet(r, err, sizeof err))
         return MK_EXIT_ENV;
     /* Outside the sandbox a kubelet elsewhere (MOKKA_KUBELET_DIR) is the
-     * plugin's to register with too. */
+     * plugin's to register with too; inside, it is mounted where the plugin
+     * looks. */
     char kubelet_sock[4300];
     snprintf(kubelet_sock, sizeof kubelet_sock, "%s/kubelet.sock", r->sb.kubelet_dir);
     mk_plugenv_opts po = { .lib_file = lib_file, .lib_dir = lib_dir,

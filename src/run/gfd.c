@@ -23,30 +23,8 @@ struct mk_gfd {
     mk_gfdlabels *labels;
     mk_gfdnode *node;       /* cluster mode */
     mk_nodesrc *inner;
-    mk_sandbox own;         /* cluster mode: GFD's sandbox */
     char output[4400];
 };
-
-/* Cluster mode, where the plugin sees the node's real paths: GFD would
- * read the host's PCI sysfs and DMI, which have none of the universe's GPUs
- * (it fails on their missing PCI files), so it gets the sandbox `mokka
- * run` gives plugins, in RUN_DIR/gfd-sandbox. Without namespaces (not root,
- * no user namespaces) it runs on the real paths, with a warning. */
-static int own_sandbox(mk_gfd *g, const mk_gfd_start_opts *o, char *err, size_t errlen)
-{
-    char dir[4300], why[512];
-    if (!mk_sandbox_available(why, sizeof why)) {
-        mk_err("run", "warning: gpu-feature-discovery runs on the host's paths (no sandbox: %s); "
-               "it may not find the GPUs' sysfs files", why);
-        return 0;
-    }
-    snprintf(dir, sizeof dir, "%s/gfd-sandbox", o->run_dir);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    return mk_sandbox_prepare(&g->own, dir, o->universe, 1, err, errlen);
-}
 
 mk_gfd *mk_gfd_start(const mk_gfd_start_opts *o, char *err, size_t errlen)
 {
@@ -73,13 +51,7 @@ mk_gfd *mk_gfd_start(const mk_gfd_start_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    const mk_sandbox *sb = o->sandbox;
-    if (o->universe && !sb->enabled) {
-        if (own_sandbox(g, o, err, errlen) != 0)
-            goto fail;
-        sb = g->own.enabled ? &g->own : sb;
-    }
-    mk_super_opts so = { g->cmd.argv, g->cmd.envp, sb, log_path, o->verbose,
+    mk_super_opts so = { g->cmd.argv, g->cmd.envp, o->sandbox, log_path, o->verbose,
                          o->restart_limit, 1, "gfd" };
     g->inner = o->inner;
     if (o->node_api && !(g->node = mk_gfdnode_start(o->node_api, o->node, g->output, err, errlen)))

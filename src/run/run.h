@@ -39,10 +39,17 @@
 #define MK_KUBELET_DIR "/var/lib/kubelet/device-plugins"
 #define MK_DMI_DIR "/sys/class/dmi/id"
 
+/* mk_sandbox.enabled: the plugin sees the real paths (--no-sandbox, or
+ * cluster mode where no namespace can be made); the whole sandbox; or, in
+ * cluster mode, the sandbox but for the kubelet's directory, which is the
+ * node's: NVIDIA's plugin registers with the node's kubelet, and still
+ * needs the GPUs' PCI sysfs, /proc/driver (MIG capabilities) and /dev. */
+enum { MK_SANDBOX_OFF, MK_SANDBOX_ON, MK_SANDBOX_NODE_KUBELET };
+
 typedef struct mk_sandbox {
     char run_dir[4096];     /* host directory holding the trees below */
-    char kubelet_dir[4200]; /* run_dir/kubelet: where the built-in kubelet listens */
-    int enabled;            /* 0: --no-sandbox, the plugin sees the real paths */
+    char kubelet_dir[4200]; /* run_dir/kubelet (the built-in kubelet's), or the real one */
+    int enabled;            /* MK_SANDBOX_* */
 } mk_sandbox;
 
 /* The kubelet's device-plugin directory on this host, for cluster mode and
@@ -57,7 +64,8 @@ const char *mk_kubelet_dir(void);
 int mk_sandbox_available(char *why, size_t len);
 
 /* Writes the trees for universe u under run_dir (host side, before any
- * fork). With enabled == 0 only the kubelet directory is the real one. */
+ * fork); enabled is MK_SANDBOX_* (OFF: only the kubelet directory, the
+ * real one). */
 int mk_sandbox_prepare(mk_sandbox *sb, const char *run_dir, const mk_universe *u, int enabled,
                        char *err, size_t errlen);
 
@@ -379,10 +387,6 @@ typedef struct mk_gfd_start_opts {
      * instead, and the view is inner's (which shows them once there). */
     const mk_kube_opts *node_api;
     const char *node;
-    /* Cluster mode: GFD reads the GPUs' sysfs and DMI, which the plugin's
-     * real paths lack; it gets a sandbox of its own for this universe
-     * (when this process can make one). */
-    const mk_universe *universe;
 } mk_gfd_start_opts;
 mk_gfd *mk_gfd_start(const mk_gfd_start_opts *o, char *err, size_t errlen);
 const char *mk_gfd_path(const mk_gfd *g);

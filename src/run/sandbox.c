@@ -204,15 +204,14 @@ int mk_sandbox_prepare(mk_sandbox *sb, const char *run_dir, const mk_universe *u
         return fail(err, errlen, "run directory path too long: %s", run_dir);
     snprintf(sb->run_dir, sizeof sb->run_dir, "%s", run_dir);
     sb->enabled = enabled;
-    if (!enabled) {
+    if (enabled == MK_SANDBOX_ON)
+        snprintf(sb->kubelet_dir, sizeof sb->kubelet_dir, "%s/kubelet", run_dir);
+    else
         snprintf(sb->kubelet_dir, sizeof sb->kubelet_dir, "%s", mk_kubelet_dir());
-        if (mkdir_p(sb->kubelet_dir, 0755) != 0)
-            return fail(err, errlen, "cannot create %s: %s", sb->kubelet_dir, strerror(errno));
-        return 0;
-    }
-    snprintf(sb->kubelet_dir, sizeof sb->kubelet_dir, "%s/kubelet", run_dir);
     if (mkdir_p(sb->kubelet_dir, 0755) != 0)
         return fail(err, errlen, "cannot create %s: %s", sb->kubelet_dir, strerror(errno));
+    if (enabled == MK_SANDBOX_OFF)
+        return 0;
     pathf(path, sizeof path, "%s/sys-pci", run_dir);
     for (size_t i = 0; i < u->ndev; i++)
         if (sys_pci(path, &u->dev[i]) != 0)
@@ -421,7 +420,10 @@ int mk_sandbox_enter(const mk_sandbox *sb, char *err, size_t errlen)
         return 0;
     if (new_namespace(err, errlen) != 0)
         return -1;
-    if (overlay(sb, MK_KUBELET_DIR, sb->kubelet_dir, &nshadow, err, errlen) != 0)
+    /* the node's kubelet directory stays, unless it lives elsewhere
+     * (MOKKA_KUBELET_DIR): then the plugin finds it where it looks */
+    if (strcmp(sb->kubelet_dir, MK_KUBELET_DIR) != 0 &&
+        overlay(sb, MK_KUBELET_DIR, sb->kubelet_dir, &nshadow, err, errlen) != 0)
         return -1;
     pathf(src, sizeof src, "%s/sys-pci", sb->run_dir);
     if (overlay(sb, "/sys/bus/pci/devices", src, &nshadow, err, errlen) != 0)

@@ -23,7 +23,9 @@ kubelet v1.20.2 with containerd 1.6 (../shared/rig, MOKKA_RIG):
      clearing it brings the node back to full strength;
   6. everything removed in the documented order (DaemonSet first, so its
      agent writes its last report), the runtime uninstalled and the
-     containerd config restored byte for byte.
+     containerd config restored byte for byte;
+and ci/deploy/overlays/mig-mixed: the node advertises the MIG profiles of
+its universe beside the whole GPU.
 
 Prints the time from `kubectl apply` to the GPUs being allocatable, and
 saves it for `make bench` (BUILD/build/rig-cluster.stats). Needs root, MOKKA_RIG,
@@ -268,6 +270,26 @@ class RigCluster(unittest.TestCase):
                             '--wait', '60s'], capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.wait_for('allocatable back at %d' % len(uuids), lambda: self.allocatable() == len(uuids), 120)
+
+    def test_mig_mixed_overlay(self):
+        """ci/deploy/overlays/mig-mixed on the real kubelet: NVIDIA's plugin
+        finds the MIG devices' capability files in the pod's sandbox and the
+        node advertises each MIG profile beside the whole GPU."""
+        for path in self.images[:1]:
+            p = self.ctr('images', 'import', '--all-platforms', '--digests', path)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.addCleanup(self.uninstall)
+        self.manifest = self.kubectl('kustomize', os.path.join(SRC, 'ci', 'deploy', 'overlays', 'mig-mixed')).stdout
+        self.kubectl('apply', '-f', '-', stdin=self.manifest)
+        self.kubectl('label', 'node', NODE, '%s=true' % LABEL, '--overwrite')
+        want = {'nvidia.com/gpu': '1', 'nvidia.com/mig-1g.5gb': '2', 'nvidia.com/mig-2g.10gb': '1',
+                'nvidia.com/mig-3g.20gb': '1'}
+
+        def advertised():
+            node = json.loads(self.kubectl('get', 'node', NODE, '-o', 'json').stdout)
+            return {k: v for k, v in node['status'].get('allocatable', {}).items() if k.startswith('nvidia.com/')}
+        self.wait_for('the MIG resources allocatable', lambda: advertised() == want, 120,
+                      lambda: repr(advertised()))
 
     def uninstall(self):
         """The documented order: the workload, the DaemonSet (its agent
