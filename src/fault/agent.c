@@ -21,6 +21,7 @@
 #include "faultapi.h"
 #include "gpufault.h"
 #include "reconcile.h"
+#include "util/util.h"
 #include "agent.h"
 
 #define DEFAULT_WATCH_TIMEOUT_S 300
@@ -66,19 +67,8 @@ static long long unix_ms(void)
     return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static void say(mk_fagent *a, int warning, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(mk_fagent *a, int warning, const char *fmt, ...)
-{
-    char msg[1200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (a->o.log)
-        a->o.log(a->o.log_ctx, warning, msg);
-    else
-        fprintf(stderr, "mokka: %s%s\n", warning ? "warning: " : "", msg);
-}
+/* A line for the agent's log. */
+#define say(a, warning, ...) mk_logf((a)->o.log, (a)->o.log_ctx, (warning), __VA_ARGS__)
 
 static void changed(mk_fagent *a)
 {

@@ -52,17 +52,8 @@ struct mk_gfdnode {
     char *sent;              /* the labels last patched, as compared (no timestamp) */
 };
 
-static void say(mk_gfdnode *g, int warning, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(mk_gfdnode *g, int warning, const char *fmt, ...)
-{
-    char msg[1400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (g->log)
-        g->log(g->log_ctx, warning, msg);
-}
+/* A line for the run's log. */
+#define say(g, warning, ...) mk_logf((g)->log, (g)->log_ctx, (warning), __VA_ARGS__)
 
 static void free_owned(mk_gfdnode *g)
 {
@@ -100,7 +91,7 @@ static void read_owned(mk_gfdnode *g)
     mk_kobj_req get = { .method = "GET", .path = g->path, .deadline_ms = mk_kmono_ms() + REQUEST_MS };
     if (mk_kobj_request(mk_kclient_http(g->client), &get, &status, &node, NULL, 0, err,
                         sizeof err) != 0 || status != 200) {
-        say(g, 1, "warning: labels of an earlier run stay on the Node: cannot read it: %s", err);
+        say(g, 1, "labels of an earlier run stay on the Node: cannot read it: %s", err);
         return;
     }
     json_t *ann = json_object_get(json_object_get(node, "metadata"), "annotations");
@@ -223,7 +214,7 @@ static int look(mk_gfdnode *g, struct stat *seen)
             pthread_mutex_unlock(&g->mu);
         } else {
             if (strcmp(before, g->last_err) != 0)   /* said once, not on every retry */
-                say(g, 1, "warning: %s", g->last_err);
+                say(g, 1, "%s", g->last_err);
             failed = 1;
         }
     }
@@ -260,7 +251,7 @@ static void *publish(void *arg)
     pthread_mutex_unlock(&g->mu);
     /* GFD is gone: so are its labels. */
     if (g->nowned && patch(g, NULL, mk_kmono_ms() + REQUEST_MS / 2) != 0)
-        say(g, 1, "warning: GFD's labels stay on the Node: %s", g->last_err);
+        say(g, 1, "GFD's labels stay on the Node: %s", g->last_err);
     return NULL;
 }
 

@@ -44,19 +44,8 @@ struct mk_healwatch {
     double due;                /* when the restart is due (0: none) */
 };
 
-static void say(mk_healwatch *h, int warning, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(mk_healwatch *h, int warning, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (h->o.log)
-        h->o.log(h->o.log_ctx, warning, msg);
-    else
-        fprintf(stderr, "%s\n", msg);
-}
+/* A line for the run's log. */
+#define say(h, warning, ...) mk_logf((h)->o.log, (h)->o.log_ctx, (warning), __VA_ARGS__)
 
 /* How often plugin p was started after its first start. */
 static unsigned generation(const mk_healwatch *h, size_t p)
@@ -89,7 +78,7 @@ static int open_state(mk_healwatch *h)
     h->gen = calloc(np + 1, sizeof *h->gen);
     if (!h->health || !h->faults || !h->why_xid || !h->why_mode || !h->stale || !h->gen) {
         mk_state_close(&h->st);
-        say(h, 1, "warning: out of memory: GPUs healthy again will not restart the plugin");
+        say(h, 1, "out of memory: GPUs healthy again will not restart the plugin");
         return -2;
     }
     h->ngpus = n;
@@ -224,7 +213,7 @@ static void restart_healed(mk_healwatch *h)
     }
     for (size_t p = 0; p < np && nrestart && !h->quit; p++)
         if (restart[p] && mk_super_restart(h->o.plugins[p].super, err, sizeof err) != 0)
-            say(h, 1, "warning: restarting %s%s%s failed: %s", np > 1 ? "plugin '" : "the plugin",
+            say(h, 1, "restarting %s%s%s failed: %s", np > 1 ? "plugin '" : "the plugin",
                 np > 1 ? h->o.plugins[p].name : "", np > 1 ? "'" : "", err);
     free(healed);
     free(restart);

@@ -87,3 +87,17 @@ void mk_log_as(void *cmd, int warning, const char *msg)
     else
         mk_info(cmd, "%s", msg);
 }
+
+void mk_logf(void (*log)(void *ctx, int warning, const char *msg), void *ctx, int warning,
+             const char *fmt, ...)
+{
+    char msg[1400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (log)
+        log(ctx, warning, msg);
+    else
+        fprintf(stderr, "mokka: %s%s\n", warning ? "warning: " : "", msg);
+}

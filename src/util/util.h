@@ -42,6 +42,10 @@ void mk_info(const char *cmd, const char *fmt, ...) __attribute__((format(printf
  * command `cmd` (a const char *): warnings with mk_err, the rest with
  * mk_info. */
 void mk_log_as(void *cmd, int warning, const char *msg);
+/* Formats a message for such a callback (log NULL: stderr, as "mokka:
+ * [warning: ]MSG"). */
+void mk_logf(void (*log)(void *ctx, int warning, const char *msg), void *ctx, int warning,
+             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 
 /* child.c: called first in a forked child with the pid of the process that

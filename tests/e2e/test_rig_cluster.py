@@ -37,14 +37,12 @@ import yaml
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import unittest
 
 from cli_support import BUILD, MOKKA, SRC
+from rig_support import RIG, rig_down, rig_up
 
-RIG = os.environ.get('MOKKA_RIG', '')
-RIG_SRC = os.environ.get('MOKKA_RIG_SRC', os.path.join(SRC, '..', 'shared', 'rig'))
 NODE = os.environ.get('NODE_NAME', 'rig-node-1')
 PLUGIN = os.environ.get('MOKKA_DEVICE_PLUGIN', '')
 GFD = os.environ.get('MOKKA_GFD', '')
@@ -75,14 +73,11 @@ def missing():
 
 
 class RigCluster(unittest.TestCase):
-    started = []
-
     @classmethod
     def setUpClass(cls):
         why = missing()
         if why:
             raise unittest.SkipTest(why)
-        cls.tmp = tempfile.mkdtemp(prefix='mokka-rigcluster-')
         cls.env = dict(os.environ, MOKKA_RIG=RIG,
                        KUBECONFIG=os.path.join(RIG, 'apiserver', 'kubeconfig-token.yaml'),
                        PATH=os.path.join(RIG, 'bin') + ':' + os.environ['PATH'])
@@ -91,29 +86,11 @@ class RigCluster(unittest.TestCase):
         cls.ctrd_config = os.path.join(RIG, 'kubelet', 'containerd.toml')
         cls.version = version()
         cls.images = cls.build_images()
-        cls.start_rig()
+        cls.started = rig_up('apiserver', 'controlplane', 'kubelet')
 
     @classmethod
     def tearDownClass(cls):
-        for part in reversed(cls.started):
-            subprocess.run(part, env=cls.env, stdout=subprocess.DEVNULL, timeout=600)
-        shutil.rmtree(cls.tmp, True)
-
-    # --- the rig ------------------------------------------------------------------
-    @classmethod
-    def start_rig(cls):
-        api = ['bash', os.path.join(RIG_SRC, 'apiserver-up.sh')]
-        cp = ['bash', os.path.join(RIG_SRC, 'controlplane-up.sh')]
-        node = [os.path.join(RIG, 'kubelet', 'up.sh')]
-        downs = {id(api): ['bash', os.path.join(RIG_SRC, 'apiserver-down.sh')],
-                 id(cp): ['bash', os.path.join(RIG_SRC, 'controlplane-down.sh')],
-                 id(node): [os.path.join(RIG, 'kubelet', 'down.sh')]}
-        for up in (api, cp, node):
-            p = subprocess.run(up, env=cls.env, capture_output=True, text=True, timeout=600)
-            if p.returncode != 0:
-                raise AssertionError('%s failed:\n%s%s' % (' '.join(up), p.stdout, p.stderr))
-            if 'already running' not in p.stdout or 'started' in p.stdout:
-                cls.started.append(downs[id(up)])
+        rig_down(cls.started)
 
     @classmethod
     def build_images(cls):

@@ -29,11 +29,10 @@ import subprocess
 import time
 import unittest
 
-from cli_support import MOKKA, SRC, stop
+from cli_support import MOKKA, stop
+from rig_support import RIG, rig_down, rig_up
 from test_run import FAKE, RunTest
 
-RIG = os.environ.get('MOKKA_RIG', '')
-RIG_SRC = os.environ.get('MOKKA_RIG_SRC', os.path.join(SRC, '..', 'shared', 'rig'))
 DP_DIR = '/var/lib/kubelet/device-plugins'
 NODE = os.environ.get('NODE_NAME', 'rig-node-1')
 
@@ -156,18 +155,13 @@ class RigCompare(BuiltIn):
         why = rig_missing()
         if why:
             raise unittest.SkipTest(why)
-        env = dict(os.environ, MOKKA_RIG=RIG)
-        for cmd in (['bash', os.path.join(RIG_SRC, 'apiserver-up.sh')],
-                    [os.path.join(RIG, 'kubelet', 'up.sh')]):
-            subprocess.run(cmd, check=True, env=env, timeout=600)
+        cls.started = rig_up('apiserver', 'kubelet')
         cls.kubeconfig = os.path.join(RIG, 'apiserver', 'kubeconfig-token.yaml')
         cls.numbers = []
 
     @classmethod
     def tearDownClass(cls):
-        env = dict(os.environ, MOKKA_RIG=RIG)
-        subprocess.run([os.path.join(RIG, 'kubelet', 'down.sh')], env=env, timeout=600)
-        subprocess.run(['bash', os.path.join(RIG_SRC, 'apiserver-down.sh')], env=env, timeout=600)
+        rig_down(cls.started)
         for line in cls.numbers:
             print(line)
 
