@@ -48,10 +48,14 @@ make dist DIST_ARCHES="$arches" > "$work/dist.log" 2>&1 || { tail -n 30 "$work/d
 set --
 for arch in $arches; do
     b=build-dist/$arch
-    cross=""
-    [ "$arch" = amd64 ] || cross="CC=aarch64-linux-gnu-gcc BUILD_CC=cc OBJCOPY=aarch64-linux-gnu-objcopy"
+    # the host's own pkg-config path for amd64 (an empty one finds nothing)
+    cross="" pcdir=$(pkg-config --variable pc_path pkg-config)
+    if [ "$arch" != amd64 ]; then
+        cross="CC=aarch64-linux-gnu-gcc BUILD_CC=cc OBJCOPY=aarch64-linux-gnu-objcopy"
+        pcdir="/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
+    fi
     # shellcheck disable=SC2086
-    PKG_CONFIG_LIBDIR=$( [ "$arch" = amd64 ] || echo "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig") \
+    PKG_CONFIG_LIBDIR=$pcdir \
         make -j"$(nproc)" O="$b" $cross "$b/build/tests/fake-device-plugin" >> "$work/dist.log" 2>&1 ||
         { tail -n 30 "$work/dist.log"; fail "the $arch stand-in plugin"; }
     real=$(eval "printf '%s' \"\${MOKKA_PLUGIN_$arch:-}\"")
