@@ -67,7 +67,8 @@ echo "image-build: make dist and the stand-in plugins ($(($(now) - t0)) s)"
 once() {
     rm -rf build-image dist/*.image.tar
     t1=$(now)
-    make image IMAGE_ARCHES="$arches" "$@" > "$work/image.log" 2>&1 || { tail -n 30 "$work/image.log"; fail "make image"; }
+    # to stderr: once runs inside $(...), which keeps its stdout
+    make image IMAGE_ARCHES="$arches" "$@" > "$work/image.log" 2>&1 || { tail -n 30 "$work/image.log" >&2; fail "make image"; }
     echo "image-build: make image ($(($(now) - t1)) s):"
     grep -E '^image: (dist/|base |.* built in)' "$work/image.log" | sed 's/^/    /'
     (cd dist && sha256sum ./*.image.tar)
