@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "ctr.h"
 #include "util/util.h"
 
@@ -50,33 +51,22 @@ int mk_ctr_is_wrapper(const char *text)
 
 char *mk_ctr_read_text(const char *path, int *missing, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    *missing = !f && errno == ENOENT;
-    if (!f) {
-        if (*missing)
-            return mk_xstrdup("");
-        mk_errf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    *missing = access(path, F_OK) != 0 && errno == ENOENT;
+    if (*missing)
+        return mk_xstrdup("");
+    size_t len;
+    char *text = mk_read_all(path, &len, err, errlen);
+    if (text && memchr(text, 0, len)) {
+        free(text);
+        mk_errf(err, errlen, "%s is not a text file", path);
         return NULL;
     }
-    mk_sb b = MK_SB_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf - 1, f)) > 0) {
-        buf[n] = 0;
-        if (memchr(buf, 0, n)) {
-            fclose(f);
-            mk_sb_free(&b);
-            mk_errf(err, errlen, "%s is not a text file", path);
-            return NULL;
-        }
-        mk_sb_puts(&b, buf);
-    }
-    fclose(f);
-    char *s = mk_sb_take(&b);
-    return s ? s : mk_xstrdup("");
+    return text;
 }
 
-int mk_ctr_write_text(const char *path, const char *text, mode_t mode, char *err, size_t errlen)
+/* Writes len bytes atomically with mode, making the file's directory. */
+static int write_bytes(const char *path, const void *data, size_t len, mode_t mode, char *err,
+                       size_t errlen)
 {
     char dir[4096];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
@@ -89,7 +79,12 @@ int mk_ctr_write_text(const char *path, const char *text, mode_t mode, char *err
     }
     if (mk_mkdir_p(d, 0755, err, errlen) != 0)
         return -1;
-    return mk_write_atomic(d, name, text, strlen(text), mode, err, errlen);
+    return mk_write_atomic(d, name, data, len, mode, err, errlen);
+}
+
+int mk_ctr_write_text(const char *path, const char *text, mode_t mode, char *err, size_t errlen)
+{
+    return write_bytes(path, text, strlen(text), mode, err, errlen);
 }
 
 int mk_ctr_copy_file(const char *src, const char *dst, char *err, size_t errlen)
@@ -98,16 +93,10 @@ int mk_ctr_copy_file(const char *src, const char *dst, char *err, size_t errlen)
     if (stat(src, &sb) != 0)
         return mk_errf(err, errlen, "cannot read %s: %s", src, strerror(errno));
     size_t len;
-    char *data = mk_read_all(src, &len, err, errlen), dir[4096];
+    char *data = mk_read_all(src, &len, err, errlen);
     if (!data)
         return -1;
-    snprintf(dir, sizeof dir, "%s", dst);
-    char *slash = strrchr(dir, '/');
-    int rc = -1;
-    if (!slash || slash == dir)
-        mk_errf(err, errlen, "%s: not an absolute path below a directory", dst);
-    else if ((*slash = 0, mk_mkdir_p(dir, 0755, err, errlen)) == 0)
-        rc = mk_write_atomic(dir, slash + 1, data, len, sb.st_mode & 0777, err, errlen);
+    int rc = write_bytes(dst, data, len, sb.st_mode & 0777, err, errlen);
     free(data);
     return rc;
 }

@@ -127,6 +127,7 @@ char *mk_read_all(const char *path, size_t *len, char *err, size_t errlen)
         goto fail;
     }
     fclose(f);
+    data[*len] = 0;   /* the last fread found room and read nothing */
     return data;
 fail:
     fclose(f);

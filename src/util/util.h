@@ -106,7 +106,8 @@ int mk_user_tmp_dir(char *out, size_t len, char *err, size_t errlen);
  * atomic rename, with exactly `mode`; 0 or -1 with err. */
 int mk_write_atomic(const char *dir, const char *name, const void *data, size_t len,
                     mode_t mode, char *err, size_t errlen);
-/* The whole file, malloc'd, its size in *len; NULL with err. */
+/* The whole file, malloc'd and followed by a NUL (not counted), its size
+ * in *len; NULL with err. */
 char *mk_read_all(const char *path, size_t *len, char *err, size_t errlen);
 /* 1 when the file at path holds exactly these bytes, 0 when not or
  * unreadable. */
