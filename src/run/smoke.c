@@ -9,13 +9,14 @@
  * GPUs with health rules (unhealthy_after_seconds, ..._on_temperature,
  * ..._on_memory_exceed) turn unhealthy on their own, so the suite expects
  * health only of the others and injects into one of those. A universe of
- * whole GPUs without health rules gets fixtures/suites/smoke.yaml's cases. */
+ * whole GPUs without health rules gets fixtures/suites/smoke.yaml's cases.
+ * A universe the plugin refuses under the strategy (single with MIG devices
+ * of two types, say) gets one case that says so and expects no GPUs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "run.h"
-
-#define GPU_RESOURCE "nvidia.com/gpu"
+#include "nvmodel/nvmodel.h"
 
 /* One device the plugin lists: its resource, id and GPU. */
 typedef struct entry {
@@ -49,37 +50,33 @@ static int has_rules(const mk_device *d)
            d->health.on_temperature >= 0;
 }
 
-/* What NVIDIA's plugin (v0.17, internal/rm/device_map.go) lists under the
- * strategy: none advertises MIG-enabled GPUs whole. */
-static int list_devices(smoke *s, const char *strategy)
+/* What NVIDIA's plugin lists under the strategy (src/nvmodel/pdevs.c);
+ * -1 with why when it refuses to serve the universe so, with why empty
+ * when out of memory. */
+static int list_devices(smoke *s, const char *strategy, char *why, size_t whylen)
 {
-    int mixed = strategy && strcmp(strategy, "mixed") == 0;
-    int single = strategy && strcmp(strategy, "single") == 0;
-    size_t max = 0;
-    for (size_t i = 0; i < s->u->ndev; i++)
-        max += 1 + s->u->dev[i].nmig;
-    if (!(s->e = calloc(max ? max : 1, sizeof *s->e)) || !(s->r = calloc(max ? max : 1, sizeof *s->r)))
+    mk_pdev *p;
+    size_t n;
+    if (mk_pdevs_list(s->u, strategy, &p, &n, why, whylen) != 0)
         return -1;
-    for (size_t i = 0; i < s->u->ndev; i++) {
-        const mk_device *d = &s->u->dev[i];
-        if (!d->mig_enabled || !(mixed || single)) {
-            s->e[s->ne++] = (entry){ GPU_RESOURCE, d->uuid, (unsigned)i, 1, has_rules(d) };
-            continue;
-        }
-        for (size_t j = 0; j < d->nmig; j++) {
-            entry *e = &s->e[s->ne++];
-            *e = (entry){ GPU_RESOURCE, d->mig[j].uuid, (unsigned)i, 0, has_rules(d) };
-            if (mixed)
-                snprintf(e->resource, sizeof e->resource, "nvidia.com/mig-%s",
-                         d->migp[d->mig[j].profile].name);
-        }
+    s->e = calloc(n ? n : 1, sizeof *s->e);
+    s->r = calloc(n ? n : 1, sizeof *s->r);
+    if (!s->e || !s->r) {
+        free(p);
+        why[0] = 0;
+        return -1;
     }
+    for (size_t i = 0; i < n; i++, s->ne++) {
+        s->e[i] = (entry){ "", p[i].id, p[i].gpu, p[i].mig < 0, has_rules(&s->u->dev[p[i].gpu]) };
+        snprintf(s->e[i].resource, sizeof s->e[i].resource, "%s", p[i].resource);
+    }
+    free(p);
     /* the resources: nvidia.com/gpu first, then in the order of their
      * first device */
     s->all_whole = 1;
     for (size_t i = 0; i < s->ne; i++)
-        if (strcmp(s->e[i].resource, GPU_RESOURCE) == 0 && s->nr == 0)
-            s->r[s->nr++] = (resource){ GPU_RESOURCE, 0, 0 };
+        if (strcmp(s->e[i].resource, MK_GPU_RESOURCE) == 0 && s->nr == 0)
+            s->r[s->nr++] = (resource){ MK_GPU_RESOURCE, 0, 0 };
     for (size_t i = 0; i < s->ne; i++) {
         s->all_whole &= s->e[i].whole;
         size_t k = 0;
@@ -156,7 +153,7 @@ static void case_registered(smoke *s)
             s->all_whole ? "GPU" : "GPU and MIG device",
             ruled ? "those without health rules healthy" : "healthy");
     if (s->nr == 0)
-        fprintf(s->f, "      resource: " GPU_RESOURCE "\n      capacity: 0\n");
+        fprintf(s->f, "      resource: " MK_GPU_RESOURCE "\n      capacity: 0\n");
     for (size_t k = 0; k < s->nr; k++) {
         const resource *r = &s->r[k];
         resource_head(s, r);
@@ -186,7 +183,7 @@ static const entry *target(const smoke *s)
 
 static void case_allocate(smoke *s, const entry *t)
 {
-    int gpu = strcmp(t->resource, GPU_RESOURCE) == 0;
+    int gpu = strcmp(t->resource, MK_GPU_RESOURCE) == 0;
     fprintf(s->f, "\n  - name: allocating one %s%s sets NVIDIA_VISIBLE_DEVICES to it\n    expect:\n",
             gpu ? "GPU" : "device of ", gpu ? "" : t->resource);
     if (!gpu)
@@ -209,7 +206,7 @@ static void case_xid(smoke *s, const entry *t)
             on += strcmp(s->e[i].resource, r->name) == 0 && s->e[i].gpu == t->gpu;
         if (!on && r->ruled == r->n)
             continue;
-        if (s->nr > 1 || strcmp(r->name, GPU_RESOURCE) != 0)
+        if (s->nr > 1 || strcmp(r->name, MK_GPU_RESOURCE) != 0)
             resource_head(s, r);
         if (on && t->whole) {
             if (!r->ruled)
@@ -229,22 +226,40 @@ static void case_xid(smoke *s, const entry *t)
     fputs("    within: 30s\n", s->f);
 }
 
+/* A universe NVIDIA's plugin refuses to serve under the strategy: it exits
+ * at start, so the node has none of its resources; the case's name says
+ * why, in the plugin's words. */
+static void case_refused(smoke *s, const char *strategy, const char *why)
+{
+    fprintf(s->f, "  - name: \"NVIDIA's plugin serves nothing under MIG strategy %s here: ",
+            strategy ? strategy : "none");
+    for (const char *c = why; *c; c++)
+        fprintf(s->f, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+    fputs("\"\n    expect:\n      resource: " MK_GPU_RESOURCE "\n      capacity: 0\n", s->f);
+}
+
 char *mk_smoke_suite(const mk_universe *u, const char *mig_strategy)
 {
     smoke s = { .u = u };
     char *text = NULL;
     size_t len = 0;
-    if (list_devices(&s, mig_strategy) != 0 || !(s.f = open_memstream(&text, &len))) {
+    char why[256] = "";
+    int refused = list_devices(&s, mig_strategy, why, sizeof why) != 0;
+    if ((refused && !why[0]) || !(s.f = open_memstream(&text, &len))) {
         free(s.e);
         free(s.r);
         return NULL;
     }
     fputs("suite: smoke\ncases:\n", s.f);
-    case_registered(&s);
-    const entry *t = target(&s);
-    if (t) {
-        case_allocate(&s, t);
-        case_xid(&s, t);
+    if (refused) {
+        case_refused(&s, mig_strategy, why);
+    } else {
+        case_registered(&s);
+        const entry *t = target(&s);
+        if (t) {
+            case_allocate(&s, t);
+            case_xid(&s, t);
+        }
     }
     int bad = ferror(s.f);
     bad |= fclose(s.f) != 0;
