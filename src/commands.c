@@ -18,6 +18,7 @@ const mk_cmd mk_commands[] = {
     CMD("metrics", metrics),
     CMD("inject", inject),
     CMD("agent", agent),
+    CMD("fleet", fleet),
     CMD("container-runtime", container_runtime),
     CMD("cdi", cdi),
     CMD("doctor", doctor),

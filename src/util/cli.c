@@ -55,11 +55,14 @@ int mk_usage_error(const char *cmd, const char *fmt, ...)
     return MK_EXIT_USAGE;
 }
 
+/* One line, whole: threads (a fleet's workers) log at once. */
 static void vmsg(const char *cmd, const char *fmt, va_list ap)
 {
+    flockfile(stderr);
     fprintf(stderr, "mokka%s%s: ", cmd ? " " : "", cmd ? cmd : "");
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 void mk_err(const char *cmd, const char *fmt, ...)
