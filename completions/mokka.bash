@@ -5,7 +5,7 @@
 # Uses bash-completion's helpers (_init_completion, _filedir, _pids,
 # _command_offset).
 
-_mokka_commands='run assert exec smi lint render stats metrics inject agent container-runtime
+_mokka_commands='run assert exec smi lint render stats metrics inject agent fleet container-runtime
     cdi doctor lib-path extract-lib version help'
 _mokka_metrics='temperature memoryTemperature power utilization.gpu utilization.memory
     utilization.encoder utilization.decoder memoryUsed fanSpeed clocks.graphics clocks.sm
@@ -34,6 +34,9 @@ _mokka_options()
                       --cluster --kubeconfig= --context= --node= --selector= --all-nodes
                       --for= --name= --wait= --clear= --list --output= $common" ;;
         agent) echo "--config= --state-dir= --node= --kubeconfig= --context= --verbose $common" ;;
+        fleet) echo "--nodes= --config= --pool= --node-config= --prefix= --name= --labels=
+                     --mig-strategy= --no-gfd --take-over --on-stop= --for= --state-dir= --workers=
+                     --stats= --kubeconfig= --context= --verbose $common" ;;
         container-runtime) echo "--runtime= --state-dir= --config= --node= --lib= --smi=
                                  --containerd-config= --name= --wrapper= --mokka= --host-root= --runtime-class
                                  $common" ;;

@@ -3,7 +3,7 @@
 # PIDs for --pid, metric names for inject --set/--unset, the program for
 # exec and after run's --).
 
-set -l mokka_commands run assert exec smi lint render stats metrics inject agent container-runtime cdi doctor lib-path extract-lib version help
+set -l mokka_commands run assert exec smi lint render stats metrics inject agent fleet container-runtime cdi doctor lib-path extract-lib version help
 set -l mokka_metrics temperature memoryTemperature power utilization.gpu utilization.memory utilization.encoder utilization.decoder memoryUsed fanSpeed clocks.graphics clocks.sm clocks.memory clocks.video
 
 function __mokka_yaml_files
@@ -32,6 +32,7 @@ complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a stats 
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a metrics -d 'dcgm-exporter metrics of a running mock'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a inject -d 'Raise a fault or pin a value'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a agent -d 'Apply the cluster\'s GPUFaults to this node'
+complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a fleet -d 'Run many virtual GPU nodes against a real API server'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a doctor -d 'Check the environment'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a container-runtime -d 'OCI runtime shim for GPU containers'
 complete -c mokka -n "not __fish_seen_subcommand_from $mokka_commands" -a cdi -d 'Write a CDI spec (nvidia.com/gpu)'
@@ -139,6 +140,25 @@ complete -c mokka -n '__fish_seen_subcommand_from agent' -s n -l node -x -d 'Thi
 complete -c mokka -n '__fish_seen_subcommand_from agent' -l kubeconfig -r -F -d 'Cluster access'
 complete -c mokka -n '__fish_seen_subcommand_from agent' -l context -x -d 'Kubeconfig context'
 complete -c mokka -n '__fish_seen_subcommand_from agent' -s v -l verbose -d 'Requests and watches too'
+# fleet
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -s N -l nodes -x -d 'How many nodes'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -s c -l config -r -F -d 'The nodes\' GPU config'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l pool -x -d 'A pool: NAME=COUNT[:FILE]'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l node-config -x -a '(__fish_complete_directories)' -d 'NODE.yaml configs of single nodes'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l prefix -x -d 'Node names start so'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l name -x -d 'The fleet\'s name'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l labels -x -d 'More labels on every node'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l mig-strategy -x -a 'none single mixed' -d 'The plugin\'s MIG strategy'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l no-gfd -d 'Leave out GFD\'s labels'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l take-over -d 'Take nodes of its names that are not its own'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l on-stop -x -a 'delete keep' -d 'What becomes of the nodes'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l for -x -d 'Stop after this long'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l state-dir -x -a '(__fish_complete_directories)' -d 'The nodes\' live states'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l workers -x -d 'Connections for writes'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l stats -r -F -d 'The fleet\'s numbers as JSON'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l kubeconfig -r -F -d 'Cluster access'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -l context -x -d 'Kubeconfig context'
+complete -c mokka -n '__fish_seen_subcommand_from fleet' -s v -l verbose -d 'Requests and watches too'
 # inject --cluster: GPUFaults for the nodes' agents
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l cluster -d 'A GPUFault through the API server'
 complete -c mokka -n '__fish_seen_subcommand_from inject' -l kubeconfig -r -F -d 'Cluster access'

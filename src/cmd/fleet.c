@@ -53,7 +53,8 @@ const char cmd_fleet_help[] =
     "      --for DURATION     stop after this long (30s, 5m, 1h)\n"
     "      --state-dir DIR    the nodes' live states (default: /tmp/mokka-UID/fleet-NAME)\n"
     "      --workers N        connections for writes (default: 4)\n"
-    "      --stats FILE       write the fleet's numbers there as JSON when it stops\n"
+    "      --stats FILE       keep the fleet's numbers there as JSON (requests, leases,\n"
+    "                         pods, peak memory), rewritten every 2 s and at the end\n"
     "      --kubeconfig FILE  cluster access (default: $KUBECONFIG, ~/.kube/config,\n"
     "                         else the in-cluster service account)\n"
     "      --context NAME     kubeconfig context (default: the current one)\n"
@@ -69,6 +70,7 @@ enum { OPT_POOL = 0x1900, OPT_NODE_CONFIG, OPT_PREFIX, OPT_NAME, OPT_LABELS, OPT
        OPT_KUBECONFIG, OPT_CONTEXT };
 
 #define MAX_POOLS 64
+#define STATS_EVERY_S 2
 
 typedef struct fleet_cli {
     mk_fleet_opts o;
@@ -188,22 +190,41 @@ static int parse(int argc, char **argv, fleet_cli *c)
     return 0;
 }
 
+/* The peak resident set so far, in KiB (VmHWM), or -1. */
+static long peak_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* Rewritten (atomically) every few seconds and when the fleet stops, so that
+ * a bench reads the numbers of a fleet at rest. */
 static void write_stats(const char *path, const mk_fleet_progress *p, double ran_s)
 {
-    FILE *out = fopen(path, "w");
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%.4000s.tmp", path);
+    FILE *out = fopen(tmp, "w");
     if (!out) {
-        mk_err("fleet", "--stats %s: %s", path, strerror(errno));
+        mk_err("fleet", "--stats %s: %s", tmp, strerror(errno));
         return;
     }
     fprintf(out, "{\"nodes\": %u, \"registered\": %u, \"adopted\": %u, \"ready_ms\": %lld, "
             "\"gpus\": %u, \"gpus_used\": %u, \"gpus_unhealthy\": %u, \"pods_seen\": %lu, "
             "\"pods_running\": %lu, \"pods_done\": %lu, \"pods_rejected\": %lu, \"requests\": %lu, "
             "\"retries\": %lu, \"lease_renewals\": %lu, \"node_writes\": %lu, \"pod_writes\": %lu, "
-            "\"ran_s\": %.3f}\n", p->nodes, p->registered, p->adopted, p->first_ready_ms, p->gpus,
-            p->gpus_used, p->gpus_unhealthy, p->pods_seen, p->pods_running, p->pods_done,
-            p->pods_rejected, p->requests, p->retries, p->lease_renewals, p->node_writes,
-            p->pod_writes, ran_s);
-    fclose(out);
+            "\"peak_rss_kib\": %ld, \"ran_s\": %.3f}\n", p->nodes, p->registered, p->adopted,
+            p->first_ready_ms, p->gpus, p->gpus_used, p->gpus_unhealthy, p->pods_seen,
+            p->pods_running, p->pods_done, p->pods_rejected, p->requests, p->retries,
+            p->lease_renewals, p->node_writes, p->pod_writes, peak_rss_kib(), ran_s);
+    if (fclose(out) != 0 || rename(tmp, path) != 0)
+        mk_err("fleet", "--stats %s: %s", path, strerror(errno));
 }
 
 /* One line when something changed, at most every 5 s. */
@@ -227,7 +248,7 @@ static int serve(mk_fleet *f, const fleet_cli *c)
 {
     char err[2048];
     mk_fleet_progress p, last = { 0 };
-    double t0 = mk_now_s(), last_s = t0;
+    double t0 = mk_now_s(), last_s = t0, stats_s = t0;
     int said_ready = 0, rc = MK_EXIT_OK;
     while (!stop_sig) {
         if (mk_fleet_failed(f, err, sizeof err)) {
@@ -246,6 +267,10 @@ static int serve(mk_fleet *f, const fleet_cli *c)
             last_s = now;
         }
         progress(&p, &last, &last_s, now);
+        if (c->stats && now - stats_s >= STATS_EVERY_S) {
+            write_stats(c->stats, &p, now - t0);
+            stats_s = now;
+        }
         if (c->for_ms && (now - t0) * 1000 >= c->for_ms)
             break;
         usleep(100000);

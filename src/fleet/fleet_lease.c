@@ -56,6 +56,8 @@ int fleet_do_lease(mk_fleet *f, mk_khttp *h, int i)
     json_decref(patch);
     if (rc == 0 && status == 404)
         rc = create_lease(f, h, i, &status, err, sizeof err);
+    if (rc == 0 && status == 409)
+        status = 200;   /* made meanwhile (by the fleet before a restart): renewed next round */
     if (rc == 0 && status == 404) {
         /* the namespace or the Node is gone: the API server lost them */
         say(f, 1, "node %s: its Lease cannot be made (%s); registering the node again", n->name, err);

@@ -232,7 +232,10 @@ static int create(mk_fleet *f, mk_khttp *h, int i, char *err, size_t errlen)
         f->node[i].registered = 1;
         if (f->registered == f->nnodes && !f->all_registered_ms)
             f->all_registered_ms = fleet_unix_ms() - f->started_ms;
-        fleet_queue(f, W_LEASE, i);
+        if (!f->node[i].lease_queued) {
+            f->node[i].lease_queued = 1;
+            fleet_queue(f, W_LEASE, i);
+        }
     }
     pthread_mutex_unlock(&f->mu);
     return rc;

@@ -14,6 +14,10 @@
 #       with NVIDIA's device plugin (rows prefixed "nvidia:"); the stand-in
 #       plugin is always measured. Both need root or user namespaces.
 #
+#   MOKKA_RIG=/var/cache/mokka-rig   also measure `mokka fleet` against the rig's
+#       real API server and scheduler (root; MOKKA_BENCH_FLEET_NODES=1000 and
+#       MOKKA_BENCH_FLEET_PODS=8000 size it).
+#
 #   MOKKA_BENCH_RUNTIME_ROUNDS=20   containers per row of runtime_bench.py (what
 #       the OCI runtime shim adds to a container's start; real runc needs root).
 #
@@ -273,6 +277,16 @@ rig_cluster() {
     fi
 }
 
+# `mokka fleet` on the rig's real API server and scheduler: a thousand
+# virtual GPU nodes, a Job of 8,000 one-GPU pods, a fault on a tenth of the
+# nodes, requests at rest, memory and stop (fleet_bench.py; ~10 minutes, most
+# of it the Job controller making pods at its 20 requests/s).
+fleet() {
+    MOKKA_SRC="$top" python3 "$here/fleet_bench.py" --nodes "${MOKKA_BENCH_FLEET_NODES:-1000}" \
+        --pods "${MOKKA_BENCH_FLEET_PODS:-8000}" 2> "$tmp/fleet.err" ||
+        { echo "FAILED: fleet_bench.py"; sed 's/^/    /' "$tmp/fleet.err"; echo fleet >> "$tmp/failed"; }
+}
+
 # What the OCI runtime shim adds to a container's start (real runc as root).
 runtime() {
     MOKKA_SRC="$top" python3 "$here/runtime_bench.py" --rounds "${MOKKA_BENCH_RUNTIME_ROUNDS:-20}" 2> "$tmp/runtime.err" ||
@@ -317,6 +331,7 @@ measure() {
     faults
     images
     rig_cluster
+    fleet
     runtime
     gomock
 }
