@@ -27,9 +27,10 @@
  *   before its best set is picked: the plugin picks from the last partition
  *   walked that shares the kept one's first sets. The walk here keeps
  *   partitions in arrays shared and grown as Go's append does.
- * - Without must-include GPUs a padded set can be the best one (its real
- *   GPUs closely linked, the full sets not): the plugin then reads the UUID
- *   of a nil device and crashes. */
+ * - The set picked can be a padded one: without must-include GPUs when its
+ *   real GPUs are closely linked and the full sets are not, or with them
+ *   after the overwriting above. The plugin then reads the UUID of a nil
+ *   device and crashes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,9 @@
 #define PAD (-1)                /* an empty slot: Go's nil *Device */
 #define MAX_GPUS 63             /* a request's GPUs, for sets of 2 or more */
 #define MAX_SLOTS (2 * MAX_GPUS) /* with the padding */
-/* Partitions walked before giving up: 16 GPUs in sets of 2 are 2 million,
- * in sets of 3 some 22 million; NVIDIA's plugin takes seconds for those and
- * far longer past this. */
+/* Partitions walked before giving up: 16 GPUs in sets of 2 are 2 million
+ * (NVIDIA's plugin takes seconds), in sets of 3 22 million (the walk here
+ * takes seconds); past this neither answers in time. */
 #define MAX_PARTITIONS 100000000ULL
 
 /* A Go backing array of sets, each `size` slots (positions in the request's

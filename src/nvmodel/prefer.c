@@ -7,7 +7,7 @@
  * best-effort policy over the GPUs' NVLink and PCIe topology
  * (besteffort.c). Any other (MIG devices) gets the distributed one: the
  * must-include devices, then candidates taken one by one, fewest replicas
- * of their GPU handed out first. Without replicas (the universe has no
+ * of their device handed out first. Without replicas (the universe has no
  * sharing) that order ties for every candidate, and the candidates come
  * from a Go map: with up to 8 of them in a rotation of the request's order
  * that starts anywhere, with more in any order. The plugin's choice is
@@ -71,8 +71,8 @@ static int distributed(const mk_pdev *devs, const char *resource, const size_t *
                        size_t *out, char *err, size_t errlen)
 {
     if (nmust > size) {
-        snprintf(err, errlen, "%zu must-include devices, more than the %zu asked for", nmust,
-                 size);
+        snprintf(err, errlen, "NVIDIA's plugin answers no devices beyond the %zu must-include "
+                 "ones (%zu asked for)", nmust, size);
         return -1;
     }
     size_t k = 0;
@@ -106,7 +106,7 @@ int mk_pdevs_prefer(const mk_universe *u, const mk_pdev *devs, size_t ndevs,
     if (navail + nmust == 0) {
         if (size == 0)
             return 0;
-        snprintf(err, errlen, "not enough available devices to satisfy allocation");
+        snprintf(err, errlen, "NVIDIA's plugin answers no devices: none is available");
         return -1;
     }
     const char *resource = devs[navail ? avail[0] : must[0]].resource;
