@@ -21,8 +21,9 @@ must be one it can give: the must-include devices and, with up to 8
 devices available, a run of consecutive candidates in the request's order
 (cyclically), with more any candidates; how often it matched the model's
 pick is printed. Then what the plugin refuses: the nil-device crash of the
-best-effort policy the model predicts, and the universes it will not serve
-under the single strategy, in the model's words.
+best-effort policy the model predicts, the universes it will not serve
+under the single strategy, in the model's words, and (outside the model,
+which has no live state) whole-GPU calls while a GPU is lost.
 
 Needs MOKKA_DEVICE_PLUGIN (NVIDIA's plugin v0.17.4) and what test_run.py
 needs (root or user namespaces); skips saying so otherwise."""
@@ -360,6 +361,26 @@ cases:
         self.assertRegex(cases[0]['message'], r'GetPreferredAllocation of 3 nvidia.com/gpu failed')
         self.assertEqual(cases[1]['status'], 'pass', str(r))
         self.assertIn('nil pointer dereference', r.plugin_log() + r.stderr)
+
+    def test_lost_gpu(self):
+        """What the model does not see (it has no live state): while a GPU
+        of the node is lost, every whole-GPU call fails, since the allocator
+        reads every GPU; MIG devices' calls read none and still answer."""
+        r = self.run_real(MIG_MIXED, 'mixed', '''
+suite: prefer-model
+cases:
+  - name: GPU 1 lost
+    inject: {gpu: 1, lost: true}
+    wait: 2s
+    expect:
+      - preferred: {available: ["${uuid.1}"], size: 1}
+      - {resource: nvidia.com/mig-1g.5gb, preferred: {size: 1}}
+''')
+        self.assertExit(r, 1)
+        detail = self.report_cases()[0]['detail']
+        self.assertIn('GetPreferredAllocation of 1 nvidia.com/gpu failed', detail)
+        self.assertIn("error getting device handle for index '1': GPU is lost", detail)
+        self.assertNotIn('mig-1g.5gb', detail)
 
     def test_single_strategy_refused(self):
         """What the plugin will not serve under single, in the model's
