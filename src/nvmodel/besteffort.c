@@ -132,12 +132,13 @@ static void partition(walk *w, gslice p)
     if (++w->partitions > MAX_PARTITIONS)
         w->stop = 1;
     int usable = 0;
-    long sum = 0;
-    for (size_t k = 0; k < p.len; k++) {
+    for (size_t k = 0; k < p.len && !usable; k++) {
         const int *set = p.a->slot + k * w->size;
-        usable |= has_all_must(w, set) && !has(set, w->size, PAD);
-        sum += set_score(w, set);
+        usable = has_all_must(w, set) && !has(set, w->size, PAD);
     }
+    long sum = 0;
+    for (size_t k = 0; usable && k < p.len; k++)
+        sum += set_score(w, p.a->slot + k * w->size);
     if (usable && (sum > w->best_score || !w->best.a)) {
         release(w->best);
         w->best = p;
