@@ -103,3 +103,14 @@ unsigned mk_nvlinks_between(const mk_device *a, const mk_device *b)
         n += a->nvlink_peer[l] == (int)b->index;
     return n;
 }
+
+mk_topo_level mk_topology_level(const mk_device *a, const mk_device *b)
+{
+    if (a == b)
+        return MK_TOPO_INTERNAL;
+    if (a->numa_node == b->numa_node && a->index / 2 == b->index / 2)
+        return MK_TOPO_SINGLE;
+    if (a->numa_node == b->numa_node)
+        return MK_TOPO_NODE;
+    return MK_TOPO_SYSTEM;
+}

@@ -264,6 +264,22 @@ static inline int mk_nvlink_up(const mk_device *d, unsigned l)
  * shows NV<a's links to the fabric>). 0: no NVLink path. */
 unsigned mk_nvlinks_between(const mk_device *a, const mk_device *b);
 
+/* Where two GPUs meet in the host's PCIe tree, in NVML's
+ * nvmlGpuTopologyLevel_t values (nvmlDeviceGetTopologyCommonAncestor). The
+ * tree is modelled on a DGX board: GPUs 2k and 2k+1 of one NUMA node share a
+ * PCIe switch, other GPUs of one NUMA node meet at the node, the rest at the
+ * system level. */
+typedef enum {
+    MK_TOPO_INTERNAL = 0,      /* the same GPU */
+    MK_TOPO_SINGLE = 10,       /* one PCIe switch */
+    MK_TOPO_MULTIPLE = 20,     /* several PCIe switches */
+    MK_TOPO_HOSTBRIDGE = 30,   /* one host bridge */
+    MK_TOPO_NODE = 40,         /* one NUMA node */
+    MK_TOPO_SYSTEM = 50        /* across NUMA nodes */
+} mk_topo_level;
+
+mk_topo_level mk_topology_level(const mk_device *a, const mk_device *b);
+
 /* Names for enum values, for render/smi and diagnostics. */
 const char *mk_metric_name(mk_metric m);
 const char *mk_arch_name(unsigned arch);

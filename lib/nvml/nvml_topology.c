@@ -2,25 +2,18 @@
  * common PCIe ancestors, nearest GPUs, CPU and NUMA affinity, P2P status,
  * and NVLink (state, version, capabilities, remote PCI info).
  *
- * The PCIe tree is modelled on a DGX board: GPUs 2k and 2k+1 share a PCIe
- * switch, GPUs on the same NUMA node share a host bridge's node, the rest
- * meet at the system level. NVLink wiring comes from the config
- * (config_topology.c): each link reaches a peer GPU (symmetric by
- * construction: the device plugin's allocator panics on one-sided links) or,
- * on an NVSwitch fabric, a switch, through which every GPU of the fabric is
- * a peer. */
+ * The PCIe tree is the universe's (mk_topology_level, universe.h). NVLink
+ * wiring comes from the config (config_topology.c): each link reaches a peer
+ * GPU (symmetric by construction: the device plugin's allocator panics on
+ * one-sided links) or, on an NVSwitch fabric, a switch, through which every
+ * GPU of the fabric is a peer. */
 #include <stdio.h>
 #include "nvml_impl.h"
 
+/* The universe's levels are NVML's values (universe.h). */
 static nvmlGpuTopologyLevel_t level(const mk_device *a, const mk_device *b)
 {
-    if (a == b)
-        return NVML_TOPOLOGY_INTERNAL;
-    if (a->numa_node == b->numa_node && a->index / 2 == b->index / 2)
-        return NVML_TOPOLOGY_SINGLE;
-    if (a->numa_node == b->numa_node)
-        return NVML_TOPOLOGY_NODE;
-    return NVML_TOPOLOGY_SYSTEM;
+    return (nvmlGpuTopologyLevel_t)mk_topology_level(a, b);
 }
 
 MK_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)

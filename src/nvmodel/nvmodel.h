@@ -33,7 +33,14 @@ int mk_pdevs_list(const mk_universe *u, const char *strategy, mk_pdev **out, siz
 /* NVIDIA's plugin's answer to GetPreferredAllocation: `size` devices out of
  * avail[navail] (indexes into devs, all of one resource), including every
  * one of must[nmust], written to out[size] as indexes into devs. 0, or -1
- * with err when it cannot be done (fewer available than asked). */
+ * with err when it cannot be done (fewer available than asked). An err
+ * that begins "NVIDIA's plugin answers no devices" is an empty answer (the
+ * kubelet then takes any available devices); any other is a failed call
+ * (the kubelet fails the admission), e.g. where the plugin crashes. The
+ * universe is taken as it starts: while a GPU of the node is lost (live
+ * state, mode lost) the real plugin fails every call for whole GPUs, since
+ * its allocator reads every GPU ("error getting device handle for index
+ * 'N': GPU is lost"); calls for MIG devices read none. */
 int mk_pdevs_prefer(const mk_universe *u, const mk_pdev *devs, size_t ndevs,
                     const size_t *avail, size_t navail, const size_t *must, size_t nmust,
                     size_t size, size_t *out, char *err, size_t errlen);

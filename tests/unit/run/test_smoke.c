@@ -1,7 +1,8 @@
 /* test_smoke.c - the default suite of `mokka run` (src/run/smoke.c) fits
  * the universe and the plugin's MIG strategy: whole GPUs give
  * fixtures/suites/smoke.yaml's cases; MIG under mixed and single gives the
- * resources NVIDIA's plugin advertises; GPUs with health rules are not
+ * resources NVIDIA's plugin advertises, and a universe it refuses (single
+ * with two MIG profiles) one case saying so; GPUs with health rules are not
  * expected healthy nor injected into; every suite it writes loads clean.
  * Also the plugin's MIG strategy read from its flags and --env. */
 #include <check.h>
@@ -168,6 +169,23 @@ START_TEST(test_mig_single_and_all_mig_mixed)
 }
 END_TEST
 
+START_TEST(test_refused_universe)
+{
+    /* two MIG profiles: NVIDIA's plugin exits under single, saying why */
+    mk_universe *u = load("fixtures/configs/mig-mixed.yaml");
+    char *text = smoke(u, "single");
+    ck_assert_has(text, "  - name: \"NVIDIA's plugin serves nothing under MIG strategy single "
+                        "here: invalid MIG configuration: more than one MIG device type present "
+                        "on node\"\n"
+                        "    expect:\n"
+                        "      resource: nvidia.com/gpu\n"
+                        "      capacity: 0\n");
+    ck_assert_lacks(text, "inject");
+    free(text);
+    mk_universe_free(u);
+}
+END_TEST
+
 START_TEST(test_health_rules_are_left_out)
 {
     /* GPUs 3, 5 and 6 turn unhealthy on their own */
@@ -263,6 +281,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_whole_gpus_are_smoke_yaml);
     tcase_add_test(tc, test_mig_mixed);
     tcase_add_test(tc, test_mig_single_and_all_mig_mixed);
+    tcase_add_test(tc, test_refused_universe);
     tcase_add_test(tc, test_health_rules_are_left_out);
     tcase_add_test(tc, test_every_config_and_strategy_loads);
     tcase_add_test(tc, test_mig_strategy_from_flags_and_env);
