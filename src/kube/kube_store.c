@@ -1,10 +1,12 @@
-/* kube_store.c - the latest view of the watched nodes.
+/* kube_store.c - the latest view of the watched nodes (and pods, where they
+ * are watched too).
  *
  * Published views are immutable and reference-counted, and so are the nodes
- * in them. The writer makes a new view for each change, sharing the nodes
- * that did not change, and swaps it in under the lock; a reader takes a
+ * and pods in them. The writer makes a new view for each change, sharing the
+ * items that did not change, and swaps it in under the lock; a reader takes a
  * reference under the lock and copies outside it. So a slow reader of many
- * nodes never holds up the watch thread. */
+ * nodes never holds up the watch threads. One version counts the changes of
+ * both, so that a wait wakes for either. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,18 +16,37 @@
 #include <time.h>
 #include "util/util.h"
 #include "kube_node.h"
+#include "kube_pod.h"
 #include "kube_store.h"
 
-typedef struct knode {
+/* A shared node or pod: the reference count first, so that the views'
+ * arrays of either can be edited alike. */
+typedef struct kitem {
     atomic_uint refs;
+} kitem;
+
+typedef struct knode {
+    kitem item;
     mk_nv_node n;
 } knode;
+
+typedef struct kpod {
+    kitem item;
+    mk_nv_pod p;
+} kpod;
+
+/* One sorted array of shared items. */
+typedef struct ktab {
+    size_t n;
+    kitem **v;
+} ktab;
 
 typedef struct kview {
     atomic_uint refs;
     uint64_t version;
-    size_t n;
-    knode **node;            /* sorted by name */
+    ktab nodes;              /* knode, by name */
+    ktab pods;               /* kpod, by namespace and name */
+    int has_pods;
 } kview;
 
 struct mk_kstore {
@@ -34,79 +55,137 @@ struct mk_kstore {
     kview *view;             /* the latest; replaced by the writer only */
     int failed;
     char failure[1024];
+    /* the writer's side of the second watch */
+    pthread_mutex_t write_mu;
 };
 
-/* --- shared nodes and views ------------------------------------------------------ */
+/* --- shared items and views ------------------------------------------------------ */
 
-static void knode_unref(knode *k)
+enum kind { NODE, POD };
+
+static void item_unref(kitem *k, enum kind kind)
 {
-    if (atomic_fetch_sub(&k->refs, 1) == 1) {
-        mk_nv_node_free(&k->n);
-        free(k);
-    }
+    if (atomic_fetch_sub(&k->refs, 1) != 1)
+        return;
+    if (kind == NODE)
+        mk_nv_node_free(&((knode *)k)->n);
+    else
+        mk_nv_pod_free(&((kpod *)k)->p);
+    free(k);
+}
+
+static void tab_unref(ktab *t, enum kind kind)
+{
+    for (size_t i = 0; i < t->n; i++)
+        item_unref(t->v[i], kind);
+    free(t->v);
 }
 
 static void kview_unref(kview *v)
 {
     if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
         return;
-    for (size_t i = 0; i < v->n; i++)
-        knode_unref(v->node[i]);
-    free(v->node);
+    tab_unref(&v->nodes, NODE);
+    tab_unref(&v->pods, POD);
     free(v);
 }
 
 /* Takes *n (freed on failure). */
-static knode *knode_new(mk_nv_node *n)
+static kitem *knode_new(mk_nv_node *n)
 {
     knode *k = malloc(sizeof *k);
     if (!k) {
         mk_nv_node_free(n);
         return NULL;
     }
-    atomic_init(&k->refs, 1);
+    atomic_init(&k->item.refs, 1);
     k->n = *n;
-    return k;
+    return &k->item;
 }
 
-static kview *kview_new(uint64_t version, size_t n)
+static kitem *kpod_new(mk_nv_pod *p)
 {
-    kview *v = malloc(sizeof *v);
-    knode **nodes = calloc(n ? n : 1, sizeof *nodes);
-    if (!v || !nodes) {
-        free(v);
-        free(nodes);
+    kpod *k = malloc(sizeof *k);
+    if (!k) {
+        mk_nv_pod_free(p);
         return NULL;
     }
+    atomic_init(&k->item.refs, 1);
+    k->p = *p;
+    return &k->item;
+}
+
+static const mk_nv_node *node_of(const kitem *k)
+{
+    return &((const knode *)k)->n;
+}
+
+static const mk_nv_pod *pod_of(const kitem *k)
+{
+    return &((const kpod *)k)->p;
+}
+
+static int tab_alloc(ktab *t, size_t n)
+{
+    t->n = n;
+    t->v = calloc(n ? n : 1, sizeof *t->v);
+    return t->v ? 0 : -1;
+}
+
+/* A copy of t sharing its items. */
+static int tab_share(ktab *dst, const ktab *t)
+{
+    if (tab_alloc(dst, t->n))
+        return -1;
+    memcpy(dst->v, t->v, t->n * sizeof *t->v);
+    for (size_t i = 0; i < t->n; i++)
+        atomic_fetch_add(&t->v[i]->refs, 1);
+    return 0;
+}
+
+/* A new view one version on from `old`, sharing its nodes and pods; its
+ * tables are then the caller's to change. */
+static kview *kview_next(const kview *old)
+{
+    kview *v = calloc(1, sizeof *v);
+    if (!v)
+        return NULL;
     atomic_init(&v->refs, 1);
-    v->version = version;
-    v->n = n;
-    v->node = nodes;
+    v->version = old ? old->version + 1 : 0;
+    v->has_pods = old && old->has_pods;
+    if (old && (tab_share(&v->nodes, &old->nodes) || tab_share(&v->pods, &old->pods))) {
+        kview_unref(v);
+        return NULL;
+    }
     return v;
 }
 
 enum edit { REPLACE, INSERT, REMOVE };
 
-/* The next version of `old`: node i replaced by k, k inserted at i, or
- * node i removed (k NULL). Takes k. */
-static kview *kview_edit(const kview *old, size_t i, enum edit op, knode *k)
+/* Edits a table in place: item i replaced by k, k inserted at i, or item i
+ * removed (k NULL). Takes k; -1 when memory runs out. */
+static int tab_edit(ktab *t, size_t i, enum edit op, kitem *k, enum kind kind)
 {
-    size_t n = old->n + (op == INSERT) - (op == REMOVE);
-    size_t tail = old->n - i - (op != INSERT);     /* old nodes after the edit */
-    kview *v = kview_new(old->version + 1, n);
-    if (!v) {
-        if (k)
-            knode_unref(k);
-        return NULL;
+    if (op == INSERT) {
+        kitem **grown = realloc(t->v, (t->n + 1) * sizeof *grown);
+        if (!grown) {
+            item_unref(k, kind);
+            return -1;
+        }
+        t->v = grown;
+        memmove(t->v + i + 1, t->v + i, (t->n - i) * sizeof *t->v);
+        t->v[i] = k;
+        t->n++;
+        return 0;
     }
-    memcpy(v->node, old->node, i * sizeof *v->node);
-    if (op != REMOVE)
-        v->node[i] = k;
-    memcpy(v->node + i + (op != REMOVE), old->node + old->n - tail, tail * sizeof *v->node);
-    for (size_t j = 0; j < n; j++)
-        if (v->node[j] != k)
-            atomic_fetch_add(&v->node[j]->refs, 1);
-    return v;
+    item_unref(t->v[i], kind);
+    if (op == REPLACE) {
+        t->v[i] = k;
+        return 0;
+    }
+    memmove(t->v + i, t->v + i + 1, (t->n - i - 1) * sizeof *t->v);
+    t->n--;
+    return 0;
 }
 
 static void publish(mk_kstore *s, kview *v)
@@ -124,13 +203,27 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const mk_nv_node *)a)->name, ((const mk_nv_node *)b)->name);
 }
 
-/* Index of `name` in the view, or where it would go (*found 0). */
-static size_t view_find(const kview *v, const char *name, int *found)
+static int pod_cmp_key(const mk_nv_pod *p, const char *ns, const char *name)
 {
-    size_t lo = 0, hi = v->n;
+    int c = strcmp(p->ns, ns);
+    return c ? c : strcmp(p->name, name);
+}
+
+static int by_pod(const void *a, const void *b)
+{
+    const mk_nv_pod *q = b;
+    return pod_cmp_key(a, q->ns, q->name);
+}
+
+/* Index of the item with this key in the table, or where it would go
+ * (*found 0); ns NULL for nodes. */
+static size_t tab_find(const ktab *t, enum kind kind, const char *ns, const char *name, int *found)
+{
+    size_t lo = 0, hi = t->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(v->node[mid]->n.name, name);
+        int c = kind == NODE ? strcmp(node_of(t->v[mid])->name, name)
+                             : pod_cmp_key(pod_of(t->v[mid]), ns, name);
         if (c == 0) {
             *found = 1;
             return mid;
@@ -150,11 +243,12 @@ mk_kstore *mk_kstore_new(void)
 {
     mk_kstore *s = calloc(1, sizeof *s);
     pthread_condattr_t ca;
-    if (!s || !(s->view = kview_new(0, 0))) {
+    if (!s || !(s->view = kview_next(NULL))) {
         free(s);
         return NULL;
     }
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->write_mu, NULL);
     /* Waits run on the monotonic clock, as deadlines do. */
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -170,71 +264,156 @@ void mk_kstore_free(mk_kstore *s)
     kview_unref(s->view);
     pthread_cond_destroy(&s->changed);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->write_mu);
     free(s);
+}
+
+/* One edit of one table as the next view; takes k (NULL for REMOVE). */
+static int edit(mk_kstore *s, enum kind kind, size_t i, enum edit op, kitem *k)
+{
+    kview *v = kview_next(s->view);
+    if (!v) {
+        if (k)
+            item_unref(k, kind);
+        return -1;
+    }
+    if (tab_edit(kind == NODE ? &v->nodes : &v->pods, i, op, k, kind)) {
+        kview_unref(v);
+        return -1;
+    }
+    publish(s, v);
+    return 0;
 }
 
 int mk_kstore_put(mk_kstore *s, mk_nv_node *n)
 {
-    int found;
-    size_t i = view_find(s->view, n->name, &found);
-    if (found && mk_knode_equal(&s->view->node[i]->n, n)) {
+    int found, rc = 0;
+    pthread_mutex_lock(&s->write_mu);
+    size_t i = tab_find(&s->view->nodes, NODE, NULL, n->name, &found);
+    if (found && mk_knode_equal(node_of(s->view->nodes.v[i]), n)) {
         mk_nv_node_free(n);       /* a heartbeat: nothing we show changed */
-        return 0;
+    } else {
+        kitem *k = knode_new(n);
+        rc = k ? edit(s, NODE, i, found ? REPLACE : INSERT, k) : -1;
     }
-    knode *k = knode_new(n);
-    kview *v = k ? kview_edit(s->view, i, found ? REPLACE : INSERT, k) : NULL;
-    if (!v)
-        return -1;
-    publish(s, v);
-    return 0;
+    pthread_mutex_unlock(&s->write_mu);
+    return rc;
 }
 
 int mk_kstore_delete(mk_kstore *s, const char *name)
 {
-    int found;
-    size_t i = view_find(s->view, name, &found);
-    if (!found)
-        return 0;
-    kview *v = kview_edit(s->view, i, REMOVE, NULL);
-    if (!v)
-        return -1;
-    publish(s, v);
-    return 0;
+    int found, rc = 0;
+    pthread_mutex_lock(&s->write_mu);
+    size_t i = tab_find(&s->view->nodes, NODE, NULL, name, &found);
+    if (found)
+        rc = edit(s, NODE, i, REMOVE, NULL);
+    pthread_mutex_unlock(&s->write_mu);
+    return rc;
+}
+
+/* The next view with these items (taken: each is freed when it cannot be
+ * kept) as its nodes or pods; NULL when memory runs out. */
+static kview *with_items(const kview *old, enum kind kind, void *items, size_t n)
+{
+    kview *v = kview_next(old);
+    ktab *t = v ? (kind == NODE ? &v->nodes : &v->pods) : NULL;
+    int ok = v != NULL;
+    if (ok) {
+        tab_unref(t, kind);
+        ok = tab_alloc(t, n) == 0;
+        if (!ok)
+            t->n = 0;
+        else if (kind == POD)
+            v->has_pods = 1;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        kitem *k = NULL;
+        if (kind == NODE)
+            k = ok ? knode_new((mk_nv_node *)items + i) : (mk_nv_node_free((mk_nv_node *)items + i), NULL);
+        else
+            k = ok ? kpod_new((mk_nv_pod *)items + i) : (mk_nv_pod_free((mk_nv_pod *)items + i), NULL);
+        if (k)
+            t->v[kept++] = k;
+        else
+            ok = 0;
+    }
+    if (t)
+        t->n = kept;
+    if (!ok) {
+        kview_unref(v);
+        return NULL;
+    }
+    return v;
 }
 
 int mk_kstore_replace(mk_kstore *s, mk_nv_nodes *fresh)
 {
+    pthread_mutex_lock(&s->write_mu);
     const kview *old = s->view;
     if (fresh->n > 1)
         qsort(fresh->node, fresh->n, sizeof *fresh->node, by_name);
-    int same = old->version && fresh->n == old->n;
+    int same = old->version && fresh->n == old->nodes.n, rc = 0;
     for (size_t i = 0; same && i < fresh->n; i++)
-        same = mk_knode_equal(&fresh->node[i], &old->node[i]->n);
-    kview *v = same ? NULL : kview_new(old->version + 1, fresh->n);
-    if (!v) {
+        same = mk_knode_equal(&fresh->node[i], node_of(old->nodes.v[i]));
+    if (same) {
         mk_nv_nodes_free(fresh);
-        return same ? 0 : -1;
+    } else {
+        kview *v = with_items(old, NODE, fresh->node, fresh->n);
+        free(fresh->node);        /* the nodes themselves moved into v, or are freed */
+        *fresh = (mk_nv_nodes){ 0 };
+        if (v)
+            publish(s, v);
+        rc = v ? 0 : -1;
     }
-    for (size_t i = 0; i < fresh->n; i++) {
-        if (!(v->node[i] = knode_new(&fresh->node[i]))) {
-            for (size_t j = i + 1; j < fresh->n; j++)
-                mk_nv_node_free(&fresh->node[j]);
-            v->n = i;
-            kview_unref(v);
-            free(fresh->node);
-            return -1;
-        }
+    pthread_mutex_unlock(&s->write_mu);
+    return rc;
+}
+
+int mk_kstore_pod_put(mk_kstore *s, mk_nv_pod *p)
+{
+    int found, rc = 0;
+    pthread_mutex_lock(&s->write_mu);
+    size_t i = tab_find(&s->view->pods, POD, p->ns, p->name, &found);
+    if (found && mk_kpod_equal(pod_of(s->view->pods.v[i]), p)) {
+        mk_nv_pod_free(p);
+    } else {
+        kitem *k = kpod_new(p);
+        rc = k ? edit(s, POD, i, found ? REPLACE : INSERT, k) : -1;
     }
-    free(fresh->node);            /* the nodes themselves moved into v */
-    publish(s, v);
-    return 0;
+    pthread_mutex_unlock(&s->write_mu);
+    return rc;
+}
+
+int mk_kstore_pod_delete(mk_kstore *s, const char *ns, const char *name)
+{
+    int found, rc = 0;
+    pthread_mutex_lock(&s->write_mu);
+    size_t i = tab_find(&s->view->pods, POD, ns ? ns : "", name, &found);
+    if (found)
+        rc = edit(s, POD, i, REMOVE, NULL);
+    pthread_mutex_unlock(&s->write_mu);
+    return rc;
+}
+
+int mk_kstore_pod_replace(mk_kstore *s, mk_nv_pod *fresh, size_t n)
+{
+    if (n > 1)
+        qsort(fresh, n, sizeof *fresh, by_pod);
+    pthread_mutex_lock(&s->write_mu);
+    kview *v = with_items(s->view, POD, fresh, n);
+    if (v)
+        publish(s, v);
+    pthread_mutex_unlock(&s->write_mu);
+    return v ? 0 : -1;
 }
 
 void mk_kstore_fail(mk_kstore *s, const char *why)
 {
     pthread_mutex_lock(&s->mu);
+    if (!s->failed)
+        snprintf(s->failure, sizeof s->failure, "%s", why);
     s->failed = 1;
-    snprintf(s->failure, sizeof s->failure, "%s", why);
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->mu);
 }
@@ -248,16 +427,21 @@ int mk_kstore_snapshot(mk_kstore *s, mk_nv_nodes *out, char *err, size_t errlen)
     atomic_fetch_add(&v->refs, 1);
     pthread_mutex_unlock(&s->mu);
 
-    /* The shared nodes side by side, then one deep copy of them. */
-    mk_nv_node *flat = malloc((v->n ? v->n : 1) * sizeof *flat);
+    /* The shared items side by side, then one deep copy of them. */
+    mk_nv_node *flat = malloc((v->nodes.n ? v->nodes.n : 1) * sizeof *flat);
+    mk_nv_pod *pods = malloc((v->pods.n ? v->pods.n : 1) * sizeof *pods);
     int rc = -1;
-    if (flat) {
-        for (size_t i = 0; i < v->n; i++)
-            flat[i] = v->node[i]->n;
-        mk_nv_nodes shallow = { .version = v->version, .n = v->n, .node = flat };
+    if (flat && pods) {
+        for (size_t i = 0; i < v->nodes.n; i++)
+            flat[i] = *node_of(v->nodes.v[i]);
+        for (size_t i = 0; i < v->pods.n; i++)
+            pods[i] = *pod_of(v->pods.v[i]);
+        mk_nv_nodes shallow = { .version = v->version, .n = v->nodes.n, .node = flat,
+                                .has_pods = v->has_pods, .npods = v->pods.n, .pod = pods };
         rc = mk_nv_nodes_copy(out, &shallow);
-        free(flat);
     }
+    free(flat);
+    free(pods);
     kview_unref(v);
     if (rc)
         snprintf(err, errlen, "out of memory");
