@@ -459,11 +459,15 @@ static mk_xres check_fleet(const mk_expect *x, mk_xctx *c)
     if (mk_fleet_compute(&f, c->snap, fx->selector ? &fx->sel : NULL, x->resource) != 0)
         return mk_x_error(c, "fleet: out of memory");
     mk_xres res = MK_X_PASS;
+    int nfail = 0;
     for (size_t i = 0; i < fx->n; i++) {
         mk_xres r = check_one(&fx->v[i], &f, fx, c);
+        nfail += r == MK_X_FAIL;
         if (r > res)
             res = r;
     }
+    if (res == MK_X_FAIL && nfail > 1)   /* one line for the case: the first, and a count */
+        mk_sb_printf(&c->msg, " (and %d more)", nfail - 1);
     if (res == MK_X_FAIL)
         mk_x_detail(c, "fleet: %zu nodes (%zu Ready), %s %lld allocatable, %lld used, %lld free, "
                     "%zu partly used, largest fit %lld; %zu pods on them, %zu running",
