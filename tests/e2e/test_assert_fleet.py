@@ -178,3 +178,127 @@ cases:
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("s.yaml:4:7", r.stdout + r.stderr)
         self.assertIn("put them in cases of their own", r.stdout + r.stderr)
+
+
+class FleetOnTheRig(kubetest.KubeTestCase):
+    """The same numbers from the rig's real API server (MOKKA_RIG): Nodes
+    made with POST (their status given, as a kubelet's registration does),
+    pods bound by spec.nodeName and their phase set through pods/status, one
+    left to the real scheduler to refuse. Only this test's own objects (its
+    namespace, nodes named after it), deleted at the end; the rig is never
+    started or stopped here."""
+
+    def setUp(self):
+        super().setUp()
+        rig = os.environ.get("MOKKA_RIG", "")
+        if not rig:
+            self.skipTest("MOKKA_RIG is unset: no real API server")
+        self.kubectl = os.path.join(rig, "bin", "kubectl")
+        self.kc = os.path.join(rig, "apiserver", "kubeconfig-token.yaml")
+        if not (os.access(self.kubectl, os.X_OK) and os.path.isfile(self.kc)):
+            self.skipTest(f"the rig has no {self.kubectl} or {self.kc}")
+        if subprocess.run(["curl", "-sfk", "https://127.0.0.1:6443/healthz"],
+                          capture_output=True, timeout=10).returncode != 0:
+            self.skipTest("the rig's API server is not up (https://127.0.0.1:6443/healthz)")
+        self.id = f"fsuite-{os.getpid()}-{int(time.time()) % 100000}"
+        self.ns = "mokka-" + self.id
+
+    def k(self, *args, stdin=None, check=True):
+        r = subprocess.run([self.kubectl, "--kubeconfig", self.kc, *args], input=stdin,
+                           capture_output=True, text=True, timeout=60)
+        if check and r.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)}: {r.stderr}")
+        return r.stdout
+
+    def create(self, obj):
+        import json
+        return self.k("create", "-f", "-", "-o", "json", stdin=json.dumps(obj))
+
+    def node(self, name):
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        res = {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "8"}
+        self.create({"apiVersion": "v1", "kind": "Node",
+                     "metadata": {"name": name, "labels": {"mokka.io/fsuite-test": self.id}},
+                     # nothing else is to land here: there is no kubelet behind it
+                     "spec": {"taints": [{"key": "mokka.io/fsuite-test", "value": self.id,
+                                          "effect": "NoSchedule"}]},
+                     "status": {"capacity": res, "allocatable": res, "conditions": [
+                         {"type": "Ready", "status": "True", "reason": "KubeletReady",
+                          "message": "mokka fleet test", "lastHeartbeatTime": now,
+                          "lastTransitionTime": now}]}})
+        self.addCleanup(self.k, "delete", "node", name, "--wait=false", check=False)
+
+    def pod(self, name, gpus, node=None):
+        spec = {"containers": [{"name": "main", "image": "busybox",
+                                "resources": {"limits": {"nvidia.com/gpu": str(gpus)}}}]}
+        if node:
+            spec["nodeName"] = node
+        else:
+            spec["nodeSelector"] = {"mokka.io/fsuite-none": "x"}   # the scheduler finds none
+        for _ in range(60):   # until the namespace's default service account exists
+            try:
+                self.create({"apiVersion": "v1", "kind": "Pod",
+                             "metadata": {"name": name, "namespace": self.ns}, "spec": spec})
+                return
+            except AssertionError as e:
+                if "serviceaccount" not in str(e):
+                    raise
+                time.sleep(0.5)
+        self.fail("the namespace's default service account never came")
+
+    def phase(self, name, phase):
+        import json
+        pod = json.loads(self.k("-n", self.ns, "get", "pod", name, "-o", "json"))
+        pod["status"]["phase"] = phase
+        path = os.path.join(self.dir, name + ".json")
+        with open(path, "w") as f:
+            json.dump(pod, f)
+        self.k("replace", "--raw", f"/api/v1/namespaces/{self.ns}/pods/{name}/status", "-f", path)
+
+    def test_fleet_numbers_from_the_real_api_server(self):
+        nodes = [f"{self.id}-node-{i}" for i in range(3)]
+        for n in nodes:
+            self.node(n)
+        self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
+        self.addCleanup(self.k, "delete", "namespace", self.ns, "--wait=false", check=False)
+        # pods on nodes without a kubelet go at once only when forced
+        self.addCleanup(self.k, "-n", self.ns, "delete", "pods", "--all", "--grace-period=0",
+                        "--force", check=False)
+        self.pod("a1", 1, nodes[0])
+        self.pod("a2", 1, nodes[0])
+        self.pod("b", 8, nodes[1])
+        self.pod("c", 1)
+        self.phase("a1", "Running")
+        self.phase("b", "Running")
+        suite = os.path.join(self.dir, "s.yaml")
+        with open(suite, "w") as f:
+            f.write(f"""\
+cases:
+  - name: placed
+    within: 30s
+    expect:
+      fleet:
+        nodes: 3
+        allocatable: 24
+        used: 10
+        free: 14
+        partly-used: 1
+        stranded: {{request: 8, count: 6}}
+        largest-fit: 8
+        pods: {{running: 2, pending: 1, all: 3}}
+        pods-per-node: {{min: 0, max: 2}}
+        unscheduled: {{count: 1, namespace: {self.ns}}}
+  - name: b finishes
+    within: 60s
+    expect:
+      fleet: {{used: 2, largest-fit: 8, partly-used: 1, pods: {{succeeded: 1, running: 1}}}}
+""")
+        t = threading.Timer(3 * kubetest.SLOW, self.phase, ("b", "Succeeded"))
+        t.start()
+        r = subprocess.run([MOKKA, "assert", "--kubeconfig", self.kc, "--selector",
+                            f"mokka.io/fsuite-test={self.id}", "--suite", suite],
+                           capture_output=True, text=True, timeout=120 * kubetest.SLOW,
+                           env=dict(os.environ, NO_COLOR="1"))
+        t.join()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("2 lists,", r.stderr)   # the nodes' and the pods'
