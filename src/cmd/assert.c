@@ -236,6 +236,15 @@ static int pods_needed(const assert_opts *o, mk_suite **suites)
                                                                   : MK_KUBE_PODS_ALL;
 }
 
+/* Where the pods were watched anyway: the fleet's totals once the suites
+ * ran, on the line before the requests' counts. */
+static void fleet_summary(mk_nodesrc *src)
+{
+    char line[1024];
+    if (mk_suite_fleet_summary(src, "nvidia.com/gpu", line, sizeof line) == 0)
+        mk_info("assert", "fleet: %s", line);
+}
+
 static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, mk_report *rep)
 {
     char err[1024], who[1024];
@@ -272,6 +281,8 @@ static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, 
             rc = wait_nodes(env.env.src, o, rep, time(NULL) + (time_t)o->timeout);
         for (size_t i = 0; i < o->nsuites && rc == 0 && !mk_cancel; i++)
             mk_suite_run(suites[i], &env.env, rep);
+        if (ko.pods && rc == 0)
+            fleet_summary(env.env.src);
         if (mk_gfsuite_cleanup(faults))
             mk_report_error(rep, "mokka-assert", "GPUFaults are cleaned up",
                             "some GPUFaults this run made could not be deleted (see above)");

@@ -112,6 +112,11 @@ enum {
     MK_FLEET_NEEDS_UNSCHEDULED = 2   /* pods not bound to any node (unscheduled:) */
 };
 unsigned mk_suite_fleet_needs(const mk_suite *s);
+/* One line of the fleet's totals for `resource` in the source's latest view
+ * (every node it shows; the pods must be watched): "50 nodes (49 Ready),
+ * nvidia.com/gpu 392 allocatable, 78 used, ...; 2 pods not scheduled".
+ * 0, or -1 when the view has no pods or cannot be read. */
+int mk_suite_fleet_summary(mk_nodesrc *src, const char *resource, char *buf, size_t len);
 
 /* A supervised plugin's state, for `expect: plugin:` (mokka run). */
 typedef struct mk_plugin_info {

@@ -437,9 +437,14 @@ static mk_xres check_one(const fcheck *k, const mk_fleet *f, const fleet_x *fx, 
     if (mk_cmp_holds(k->cmp.op, a, target))
         return MK_X_PASS;
     mk_cmp_describe(k->cmp.op, target, expect, sizeof expect);
-    const char *of = fx->selector ? fx->selector : NULL;
-    mk_x_fail(c, "fleet%s%s%s: %lld %s, expected %s (%zu node%s)", of ? " (" : "", of ? of : "",
-              of ? ")" : "", a, what, expect, f->n, f->n == 1 ? "" : "s");
+    const char *of = fx->selector;
+    int one = a == 1 && (!strncmp(what, "nodes ", 6) || !strncmp(what, "pods ", 5));
+    char among[48] = "";
+    if (k->m != F_NODES)
+        snprintf(among, sizeof among, " (%zu node%s)", f->n, f->n == 1 ? "" : "s");
+    mk_x_fail(c, "fleet%s%s%s: %lld %.*s%s, expected %s%s", of ? " (" : "", of ? of : "",
+              of ? ")" : "", a, one ? (int)strcspn(what, " ") - 1 : 0, what,
+              one ? what + strcspn(what, " ") : what, expect, among);
     mk_x_detail(c, "expected: %s: %s", what, expect);
     mk_x_detail(c, "actual:   %s: %lld", what, a);
     if (k->m == F_PODS || k->m == F_UNSCHEDULED)
@@ -468,11 +473,11 @@ static mk_xres check_fleet(const mk_expect *x, mk_xctx *c)
     }
     if (res == MK_X_FAIL && nfail > 1)   /* one line for the case: the first, and a count */
         mk_sb_printf(&c->msg, " (and %d more)", nfail - 1);
-    if (res == MK_X_FAIL)
-        mk_x_detail(c, "fleet: %zu nodes (%zu Ready), %s %lld allocatable, %lld used, %lld free, "
-                    "%zu partly used, largest fit %lld; %zu pods on them, %zu running",
-                    f.n, f.ready, x->resource, f.allocatable, f.used, f.free, f.partly_used,
-                    f.largest_fit, f.placed, f.phase[MK_NV_POD_RUNNING]);
+    if (res == MK_X_FAIL) {
+        char totals[512];
+        mk_fleet_describe(&f, x->resource, totals, sizeof totals);
+        mk_x_detail(c, "fleet: %s", totals);
+    }
     mk_fleet_free(&f);
     return res;
 }

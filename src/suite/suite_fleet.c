@@ -3,8 +3,10 @@
  * Succeeded nor Failed (what the scheduler counts against a node), and the
  * sums, fragmentation and pod counts the fleet expectations compare. One
  * pass over the nodes and one over the pods, whatever their number. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "suite.h"
 #include "suite_fleet.h"
 
 static int by_node_name(const void *a, const void *b)
@@ -109,6 +111,36 @@ long long mk_fleet_stranded(const mk_fleet *f, long long k)
         if (f->node[i].free < k)
             sum = add_sat(sum, f->node[i].free);
     return sum;
+}
+
+void mk_fleet_describe(const mk_fleet *f, const char *resource, char *buf, size_t len)
+{
+    snprintf(buf, len, "%zu node%s (%zu Ready), %s %lld allocatable, %lld used, %lld free, "
+             "%zu partly used, largest fit %lld; %zu pod%s on them, %zu running", f->n,
+             f->n == 1 ? "" : "s", f->ready, resource, f->allocatable, f->used, f->free,
+             f->partly_used, f->largest_fit, f->placed, f->placed == 1 ? "" : "s",
+             f->phase[MK_NV_POD_RUNNING]);
+}
+
+int mk_suite_fleet_summary(mk_nodesrc *src, const char *resource, char *buf, size_t len)
+{
+    mk_nv_nodes snap;
+    mk_fleet f;
+    char err[256];
+    if (src->snapshot(src, &snap, err, sizeof err) != 0)
+        return -1;
+    int rc = snap.has_pods ? mk_fleet_compute(&f, &snap, NULL, resource) : -1;
+    if (rc == 0) {
+        size_t waiting = 0;
+        for (size_t i = 0; i < snap.npods; i++)
+            waiting += mk_fleet_pod_unscheduled(&snap.pod[i], NULL, NULL);
+        char totals[512];
+        mk_fleet_describe(&f, resource, totals, sizeof totals);
+        snprintf(buf, len, "%s; %zu pod%s not scheduled", totals, waiting, waiting == 1 ? "" : "s");
+        mk_fleet_free(&f);
+    }
+    mk_nv_nodes_free(&snap);
+    return rc;
 }
 
 void mk_fleet_free(mk_fleet *f)

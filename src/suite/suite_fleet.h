@@ -46,6 +46,10 @@ long long mk_fleet_stranded(const mk_fleet *f, long long k);
 /* The index of the node called `name` in f->node, or -1. */
 long long mk_fleet_find(const mk_fleet *f, const char *name);
 
+/* "50 nodes (49 Ready), nvidia.com/gpu 392 allocatable, 78 used, 314 free,
+ * 29 partly used, largest fit 8; 73 pods on them, 70 running". */
+void mk_fleet_describe(const mk_fleet *f, const char *resource, char *buf, size_t len);
+
 /* Whether a pod is counted against its node (neither Succeeded nor Failed). */
 int mk_fleet_pod_active(const mk_nv_pod *p);
 

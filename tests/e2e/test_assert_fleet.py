@@ -97,6 +97,11 @@ class FleetAssertTest(kubetest.KubeTestCase):
         self.assertLessEqual(srv.counts["watch:pods"], 1)
         self.assertEqual(srv.counts["get:pods"], 0)
         self.assertIn("2 lists,", r.stderr)
+        # the totals once, where the pods were watched anyway
+        self.assertIn(f"mokka assert: fleet: {NODES} nodes ({NODES - 1} Ready), nvidia.com/gpu "
+                      f"{ALLOC} allocatable, {USED} used, {ALLOC - USED} free, 29 partly used, "
+                      f"largest fit 8; {USED - 8 + 3} pods on them, {USED - 8} running; "
+                      "2 pods not scheduled\n", r.stderr)
 
     def test_a_failure_names_the_numbers_and_the_worst_nodes(self):
         srv = self.server(nodes=())
