@@ -1,12 +1,13 @@
 /* kube_store.c - the latest view of the watched nodes (and pods, where they
  * are watched too).
  *
- * Published views are immutable and reference-counted, and so are the nodes
- * and pods in them. The writer makes a new view for each change, sharing the
- * items that did not change, and swaps it in under the lock; a reader takes a
- * reference under the lock and copies outside it. So a slow reader of many
- * nodes never holds up the watch threads. One version counts the changes of
- * both, so that a wait wakes for either. */
+ * Published views are immutable and reference-counted, and so are the
+ * tables of nodes and pods in them (kube_table.c) and the items. The writer
+ * makes a new view for each change, sharing what did not change, and swaps
+ * it in under the lock; a reader takes a reference under the lock and
+ * copies outside it. So a slow reader of many nodes never holds up the
+ * watch threads. One version counts the changes of both, so that a wait
+ * wakes for either. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,80 +19,85 @@
 #include "kube_node.h"
 #include "kube_pod.h"
 #include "kube_store.h"
-
-/* A shared node or pod: the reference count first, so that the views'
- * arrays of either can be edited alike. */
-typedef struct kitem {
-    atomic_uint refs;
-} kitem;
+#include "kube_table.h"
 
 typedef struct knode {
-    kitem item;
+    mk_kitem item;
     mk_nv_node n;
 } knode;
 
 typedef struct kpod {
-    kitem item;
+    mk_kitem item;
     mk_nv_pod p;
 } kpod;
-
-/* One sorted array of shared items. */
-typedef struct ktab {
-    size_t n;
-    kitem **v;
-} ktab;
 
 typedef struct kview {
     atomic_uint refs;
     uint64_t version;
-    ktab nodes;              /* knode, by name */
-    ktab pods;               /* kpod, by namespace and name */
+    mk_ktab *nodes;          /* knode, by name */
+    mk_ktab *pods;           /* kpod, by namespace and name */
     int has_pods;
 } kview;
 
 struct mk_kstore {
     pthread_mutex_t mu;
     pthread_cond_t changed;
-    kview *view;             /* the latest; replaced by the writer only */
+    kview *view;             /* the latest; replaced by the writers only */
     int failed;
     char failure[1024];
-    /* the writer's side of the second watch */
-    pthread_mutex_t write_mu;
+    pthread_mutex_t write_mu;   /* one writer at a time (the nodes' or the pods' watch) */
 };
 
-/* --- shared items and views ------------------------------------------------------ */
+/* --- nodes and pods as table items -------------------------------------------------- */
 
-enum kind { NODE, POD };
-
-static void item_unref(kitem *k, enum kind kind)
+static const mk_nv_node *node_of(const mk_kitem *k)
 {
-    if (atomic_fetch_sub(&k->refs, 1) != 1)
-        return;
-    if (kind == NODE)
-        mk_nv_node_free(&((knode *)k)->n);
-    else
-        mk_nv_pod_free(&((kpod *)k)->p);
+    return &((const knode *)k)->n;
+}
+
+static const mk_nv_pod *pod_of(const mk_kitem *k)
+{
+    return &((const kpod *)k)->p;
+}
+
+static int node_cmp(const mk_kitem *k, const void *key)
+{
+    return strcmp(node_of(k)->name, key);
+}
+
+static void node_free(mk_kitem *k)
+{
+    mk_nv_node_free(&((knode *)k)->n);
     free(k);
 }
 
-static void tab_unref(ktab *t, enum kind kind)
+/* A pod's key: its namespace and name. */
+typedef struct podkey {
+    const char *ns, *name;
+} podkey;
+
+static int pod_cmp_key(const mk_nv_pod *p, const podkey *key)
 {
-    for (size_t i = 0; i < t->n; i++)
-        item_unref(t->v[i], kind);
-    free(t->v);
+    int c = strcmp(p->ns, key->ns);
+    return c ? c : strcmp(p->name, key->name);
 }
 
-static void kview_unref(kview *v)
+static int pod_cmp(const mk_kitem *k, const void *key)
 {
-    if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
-        return;
-    tab_unref(&v->nodes, NODE);
-    tab_unref(&v->pods, POD);
-    free(v);
+    return pod_cmp_key(pod_of(k), key);
 }
+
+static void pod_free(mk_kitem *k)
+{
+    mk_nv_pod_free(&((kpod *)k)->p);
+    free(k);
+}
+
+static const mk_ktab_ops node_ops = {node_cmp, node_free};
+static const mk_ktab_ops pod_ops = {pod_cmp, pod_free};
 
 /* Takes *n (freed on failure). */
-static kitem *knode_new(mk_nv_node *n)
+static mk_kitem *knode_new(mk_nv_node *n)
 {
     knode *k = malloc(sizeof *k);
     if (!k) {
@@ -103,7 +109,7 @@ static kitem *knode_new(mk_nv_node *n)
     return &k->item;
 }
 
-static kitem *kpod_new(mk_nv_pod *p)
+static mk_kitem *kpod_new(mk_nv_pod *p)
 {
     kpod *k = malloc(sizeof *k);
     if (!k) {
@@ -115,77 +121,33 @@ static kitem *kpod_new(mk_nv_pod *p)
     return &k->item;
 }
 
-static const mk_nv_node *node_of(const kitem *k)
+/* --- views ------------------------------------------------------------------------- */
+
+static void kview_unref(kview *v)
 {
-    return &((const knode *)k)->n;
+    if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
+        return;
+    mk_ktab_unref(v->nodes);
+    mk_ktab_unref(v->pods);
+    free(v);
 }
 
-static const mk_nv_pod *pod_of(const kitem *k)
+/* The view after `old` with these tables (taken; NULL: out of memory, and
+ * the view is not made). */
+static kview *kview_next(const kview *old, mk_ktab *nodes, mk_ktab *pods)
 {
-    return &((const kpod *)k)->p;
-}
-
-static int tab_alloc(ktab *t, size_t n)
-{
-    t->n = n;
-    t->v = calloc(n ? n : 1, sizeof *t->v);
-    return t->v ? 0 : -1;
-}
-
-/* A copy of t sharing its items. */
-static int tab_share(ktab *dst, const ktab *t)
-{
-    if (tab_alloc(dst, t->n))
-        return -1;
-    memcpy(dst->v, t->v, t->n * sizeof *t->v);
-    for (size_t i = 0; i < t->n; i++)
-        atomic_fetch_add(&t->v[i]->refs, 1);
-    return 0;
-}
-
-/* A new view one version on from `old`, sharing its nodes and pods; its
- * tables are then the caller's to change. */
-static kview *kview_next(const kview *old)
-{
-    kview *v = calloc(1, sizeof *v);
-    if (!v)
+    kview *v = nodes && pods ? calloc(1, sizeof *v) : NULL;
+    if (!v) {
+        mk_ktab_unref(nodes);
+        mk_ktab_unref(pods);
         return NULL;
+    }
     atomic_init(&v->refs, 1);
     v->version = old ? old->version + 1 : 0;
     v->has_pods = old && old->has_pods;
-    if (old && (tab_share(&v->nodes, &old->nodes) || tab_share(&v->pods, &old->pods))) {
-        kview_unref(v);
-        return NULL;
-    }
+    v->nodes = nodes;
+    v->pods = pods;
     return v;
-}
-
-enum edit { REPLACE, INSERT, REMOVE };
-
-/* Edits a table in place: item i replaced by k, k inserted at i, or item i
- * removed (k NULL). Takes k; -1 when memory runs out. */
-static int tab_edit(ktab *t, size_t i, enum edit op, kitem *k, enum kind kind)
-{
-    if (op == INSERT) {
-        kitem **grown = realloc(t->v, (t->n + 1) * sizeof *grown);
-        if (!grown) {
-            item_unref(k, kind);
-            return -1;
-        }
-        t->v = grown;
-        memmove(t->v + i + 1, t->v + i, (t->n - i) * sizeof *t->v);
-        t->v[i] = k;
-        t->n++;
-        return 0;
-    }
-    item_unref(t->v[i], kind);
-    if (op == REPLACE) {
-        t->v[i] = k;
-        return 0;
-    }
-    memmove(t->v + i, t->v + i + 1, (t->n - i - 1) * sizeof *t->v);
-    t->n--;
-    return 0;
 }
 
 static void publish(mk_kstore *s, kview *v)
@@ -198,43 +160,27 @@ static void publish(mk_kstore *s, kview *v)
     kview_unref(old);
 }
 
+/* Publishes the next view with one table replaced (taken); -1 when memory
+ * ran out (fresh NULL). */
+static int publish_with(mk_kstore *s, mk_ktab *nodes, mk_ktab *pods, int has_pods)
+{
+    kview *v = kview_next(s->view, nodes, pods);
+    if (!v)
+        return -1;
+    v->has_pods |= has_pods;
+    publish(s, v);
+    return 0;
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(((const mk_nv_node *)a)->name, ((const mk_nv_node *)b)->name);
 }
 
-static int pod_cmp_key(const mk_nv_pod *p, const char *ns, const char *name)
-{
-    int c = strcmp(p->ns, ns);
-    return c ? c : strcmp(p->name, name);
-}
-
 static int by_pod(const void *a, const void *b)
 {
     const mk_nv_pod *q = b;
-    return pod_cmp_key(a, q->ns, q->name);
-}
-
-/* Index of the item with this key in the table, or where it would go
- * (*found 0); ns NULL for nodes. */
-static size_t tab_find(const ktab *t, enum kind kind, const char *ns, const char *name, int *found)
-{
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = kind == NODE ? strcmp(node_of(t->v[mid])->name, name)
-                             : pod_cmp_key(pod_of(t->v[mid]), ns, name);
-        if (c == 0) {
-            *found = 1;
-            return mid;
-        }
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = 0;
-    return lo;
+    return pod_cmp_key(a, &(podkey){q->ns, q->name});
 }
 
 /* --- the writer -------------------------------------------------------------------- */
@@ -243,7 +189,7 @@ mk_kstore *mk_kstore_new(void)
 {
     mk_kstore *s = calloc(1, sizeof *s);
     pthread_condattr_t ca;
-    if (!s || !(s->view = kview_next(NULL))) {
+    if (!s || !(s->view = kview_next(NULL, mk_ktab_new(&node_ops), mk_ktab_new(&pod_ops)))) {
         free(s);
         return NULL;
     }
@@ -268,33 +214,18 @@ void mk_kstore_free(mk_kstore *s)
     free(s);
 }
 
-/* One edit of one table as the next view; takes k (NULL for REMOVE). */
-static int edit(mk_kstore *s, enum kind kind, size_t i, enum edit op, kitem *k)
-{
-    kview *v = kview_next(s->view);
-    if (!v) {
-        if (k)
-            item_unref(k, kind);
-        return -1;
-    }
-    if (tab_edit(kind == NODE ? &v->nodes : &v->pods, i, op, k, kind)) {
-        kview_unref(v);
-        return -1;
-    }
-    publish(s, v);
-    return 0;
-}
-
 int mk_kstore_put(mk_kstore *s, mk_nv_node *n)
 {
-    int found, rc = 0;
+    int rc = 0;
     pthread_mutex_lock(&s->write_mu);
-    size_t i = tab_find(&s->view->nodes, NODE, NULL, n->name, &found);
-    if (found && mk_knode_equal(node_of(s->view->nodes.v[i]), n)) {
+    const kview *old = s->view;
+    const mk_kitem *was = mk_ktab_find(old->nodes, n->name);
+    if (was && mk_knode_equal(node_of(was), n)) {
         mk_nv_node_free(n);       /* a heartbeat: nothing we show changed */
     } else {
-        kitem *k = knode_new(n);
-        rc = k ? edit(s, NODE, i, found ? REPLACE : INSERT, k) : -1;
+        mk_kitem *k = knode_new(n);
+        rc = k ? publish_with(s, mk_ktab_with(old->nodes, node_of(k)->name, k),
+                              mk_ktab_ref(old->pods), 0) : -1;
     }
     pthread_mutex_unlock(&s->write_mu);
     return rc;
@@ -302,49 +233,54 @@ int mk_kstore_put(mk_kstore *s, mk_nv_node *n)
 
 int mk_kstore_delete(mk_kstore *s, const char *name)
 {
-    int found, rc = 0;
+    int rc = 0;
     pthread_mutex_lock(&s->write_mu);
-    size_t i = tab_find(&s->view->nodes, NODE, NULL, name, &found);
-    if (found)
-        rc = edit(s, NODE, i, REMOVE, NULL);
+    const kview *old = s->view;
+    if (mk_ktab_find(old->nodes, name))
+        rc = publish_with(s, mk_ktab_with(old->nodes, name, NULL), mk_ktab_ref(old->pods), 0);
     pthread_mutex_unlock(&s->write_mu);
     return rc;
 }
 
-/* The next view with these items (taken: each is freed when it cannot be
- * kept) as its nodes or pods; NULL when memory runs out. */
-static kview *with_items(const kview *old, enum kind kind, void *items, size_t n)
+/* Items made of the objects (taken: freed when memory runs out), then a
+ * table of them; NULL when memory runs out. */
+static mk_ktab *table_of(const mk_ktab_ops *ops, void *objs, size_t n, size_t size,
+                         mk_kitem *(*make)(void *obj))
 {
-    kview *v = kview_next(old);
-    ktab *t = v ? (kind == NODE ? &v->nodes : &v->pods) : NULL;
-    int ok = v != NULL;
-    if (ok) {
-        tab_unref(t, kind);
-        ok = tab_alloc(t, n) == 0;
-        if (!ok)
-            t->n = 0;
-        else if (kind == POD)
-            v->has_pods = 1;
-    }
-    size_t kept = 0;
+    mk_kitem **items = malloc((n ? n : 1) * sizeof *items);
+    size_t made = 0;
+    int ok = items != NULL;
     for (size_t i = 0; i < n; i++) {
-        kitem *k = NULL;
-        if (kind == NODE)
-            k = ok ? knode_new((mk_nv_node *)items + i) : (mk_nv_node_free((mk_nv_node *)items + i), NULL);
-        else
-            k = ok ? kpod_new((mk_nv_pod *)items + i) : (mk_nv_pod_free((mk_nv_pod *)items + i), NULL);
+        void *obj = (char *)objs + i * size;
+        mk_kitem *k = ok ? make(obj) : NULL;
         if (k)
-            t->v[kept++] = k;
+            items[made++] = k;
+        else if (ok)
+            ok = 0;                          /* make freed obj */
+        else if (ops == &node_ops)
+            mk_nv_node_free(obj);
         else
-            ok = 0;
+            mk_nv_pod_free(obj);
     }
-    if (t)
-        t->n = kept;
     if (!ok) {
-        kview_unref(v);
+        for (size_t i = 0; i < made; i++)
+            mk_kitem_unref(ops, items[i]);
+        free(items);
         return NULL;
     }
-    return v;
+    mk_ktab *t = mk_ktab_from(ops, items, made);
+    free(items);
+    return t;
+}
+
+static mk_kitem *make_node(void *obj)
+{
+    return knode_new(obj);
+}
+
+static mk_kitem *make_pod(void *obj)
+{
+    return kpod_new(obj);
 }
 
 int mk_kstore_replace(mk_kstore *s, mk_nv_nodes *fresh)
@@ -353,18 +289,18 @@ int mk_kstore_replace(mk_kstore *s, mk_nv_nodes *fresh)
     const kview *old = s->view;
     if (fresh->n > 1)
         qsort(fresh->node, fresh->n, sizeof *fresh->node, by_name);
-    int same = old->version && fresh->n == old->nodes.n, rc = 0;
-    for (size_t i = 0; same && i < fresh->n; i++)
-        same = mk_knode_equal(&fresh->node[i], node_of(old->nodes.v[i]));
+    int same = old->version && fresh->n == mk_ktab_len(old->nodes), rc = 0;
+    for (size_t i = 0; same && i < fresh->n; i++) {
+        const mk_kitem *was = mk_ktab_find(old->nodes, fresh->node[i].name);
+        same = was && mk_knode_equal(&fresh->node[i], node_of(was));
+    }
     if (same) {
         mk_nv_nodes_free(fresh);
     } else {
-        kview *v = with_items(old, NODE, fresh->node, fresh->n);
-        free(fresh->node);        /* the nodes themselves moved into v, or are freed */
+        mk_ktab *t = table_of(&node_ops, fresh->node, fresh->n, sizeof *fresh->node, make_node);
+        free(fresh->node);        /* the nodes themselves moved into t, or are freed */
         *fresh = (mk_nv_nodes){ 0 };
-        if (v)
-            publish(s, v);
-        rc = v ? 0 : -1;
+        rc = t ? publish_with(s, t, mk_ktab_ref(old->pods), 0) : -1;
     }
     pthread_mutex_unlock(&s->write_mu);
     return rc;
@@ -372,14 +308,19 @@ int mk_kstore_replace(mk_kstore *s, mk_nv_nodes *fresh)
 
 int mk_kstore_pod_put(mk_kstore *s, mk_nv_pod *p)
 {
-    int found, rc = 0;
+    int rc = 0;
     pthread_mutex_lock(&s->write_mu);
-    size_t i = tab_find(&s->view->pods, POD, p->ns, p->name, &found);
-    if (found && mk_kpod_equal(pod_of(s->view->pods.v[i]), p)) {
+    const kview *old = s->view;
+    podkey key = {p->ns, p->name};
+    const mk_kitem *was = mk_ktab_find(old->pods, &key);
+    if (was && mk_kpod_equal(pod_of(was), p)) {
         mk_nv_pod_free(p);
     } else {
-        kitem *k = kpod_new(p);
-        rc = k ? edit(s, POD, i, found ? REPLACE : INSERT, k) : -1;
+        mk_kitem *k = kpod_new(p);
+        if (k)
+            key = (podkey){pod_of(k)->ns, pod_of(k)->name};
+        rc = k ? publish_with(s, mk_ktab_ref(old->nodes), mk_ktab_with(old->pods, &key, k), 0)
+               : -1;
     }
     pthread_mutex_unlock(&s->write_mu);
     return rc;
@@ -387,11 +328,12 @@ int mk_kstore_pod_put(mk_kstore *s, mk_nv_pod *p)
 
 int mk_kstore_pod_delete(mk_kstore *s, const char *ns, const char *name)
 {
-    int found, rc = 0;
+    int rc = 0;
     pthread_mutex_lock(&s->write_mu);
-    size_t i = tab_find(&s->view->pods, POD, ns ? ns : "", name, &found);
-    if (found)
-        rc = edit(s, POD, i, REMOVE, NULL);
+    const kview *old = s->view;
+    podkey key = {ns ? ns : "", name};
+    if (mk_ktab_find(old->pods, &key))
+        rc = publish_with(s, mk_ktab_ref(old->nodes), mk_ktab_with(old->pods, &key, NULL), 0);
     pthread_mutex_unlock(&s->write_mu);
     return rc;
 }
@@ -401,11 +343,10 @@ int mk_kstore_pod_replace(mk_kstore *s, mk_nv_pod *fresh, size_t n)
     if (n > 1)
         qsort(fresh, n, sizeof *fresh, by_pod);
     pthread_mutex_lock(&s->write_mu);
-    kview *v = with_items(s->view, POD, fresh, n);
-    if (v)
-        publish(s, v);
+    mk_ktab *t = table_of(&pod_ops, fresh, n, sizeof *fresh, make_pod);
+    int rc = t ? publish_with(s, mk_ktab_ref(s->view->nodes), t, 1) : -1;
     pthread_mutex_unlock(&s->write_mu);
-    return v ? 0 : -1;
+    return rc;
 }
 
 void mk_kstore_fail(mk_kstore *s, const char *why)
@@ -428,18 +369,23 @@ int mk_kstore_snapshot(mk_kstore *s, mk_nv_nodes *out, char *err, size_t errlen)
     pthread_mutex_unlock(&s->mu);
 
     /* The shared items side by side, then one deep copy of them. */
-    mk_nv_node *flat = malloc((v->nodes.n ? v->nodes.n : 1) * sizeof *flat);
-    mk_nv_pod *pods = malloc((v->pods.n ? v->pods.n : 1) * sizeof *pods);
+    size_t nn = mk_ktab_len(v->nodes), np = mk_ktab_len(v->pods);
+    mk_kitem **items = malloc((nn + np ? nn + np : 1) * sizeof *items);
+    mk_nv_node *flat = malloc((nn ? nn : 1) * sizeof *flat);
+    mk_nv_pod *pods = malloc((np ? np : 1) * sizeof *pods);
     int rc = -1;
-    if (flat && pods) {
-        for (size_t i = 0; i < v->nodes.n; i++)
-            flat[i] = *node_of(v->nodes.v[i]);
-        for (size_t i = 0; i < v->pods.n; i++)
-            pods[i] = *pod_of(v->pods.v[i]);
-        mk_nv_nodes shallow = { .version = v->version, .n = v->nodes.n, .node = flat,
-                                .has_pods = v->has_pods, .npods = v->pods.n, .pod = pods };
+    if (items && flat && pods) {
+        mk_ktab_flat(v->nodes, items);
+        mk_ktab_flat(v->pods, items + nn);
+        for (size_t i = 0; i < nn; i++)
+            flat[i] = *node_of(items[i]);
+        for (size_t i = 0; i < np; i++)
+            pods[i] = *pod_of(items[nn + i]);
+        mk_nv_nodes shallow = { .version = v->version, .n = nn, .node = flat,
+                                .has_pods = v->has_pods, .npods = np, .pod = pods };
         rc = mk_nv_nodes_copy(out, &shallow);
     }
+    free(items);
     free(flat);
     free(pods);
     kview_unref(v);
