@@ -248,6 +248,30 @@ START_TEST(test_fleet_within_passes_when_a_pod_finishes)
 }
 END_TEST
 
+/* A MIG resource is one more resource: its own allocatable, requests, free. */
+START_TEST(test_fleet_mig_resource)
+{
+    mk_nv_node *n0 = &f.view.node[0];
+    n0->res = realloc(n0->res, 2 * sizeof *n0->res);
+    memset(&n0->res[1], 0, sizeof n0->res[1]);
+    n0->res[1].name = strdup("nvidia.com/mig-1g.5gb");
+    n0->res[1].capacity = n0->res[1].allocatable = 7;
+    n0->nres = 2;
+    add_pod("c", "mig", "n0", MK_NV_POD_RUNNING, 0);
+    mk_nv_pod *p = &f.view.pod[f.view.npods - 1];
+    p->req = calloc(1, sizeof *p->req);
+    p->nreq = 1;
+    p->req[0] = (mk_nv_qty){strdup("nvidia.com/mig-1g.5gb"), 2};
+    ck_assert_int_eq(run("cases:\n"
+                         "  - name: mig\n"
+                         "    expect:\n"
+                         "      resource: nvidia.com/mig-1g.5gb\n"
+                         "      fleet: {advertising: 1, allocatable: 7, used: 2, free: 5,\n"
+                         "              partly-used: 1, largest-fit: 5, stranded: {request: 6, count: 5}}\n"),
+                     MK_EXIT_OK);
+}
+END_TEST
+
 START_TEST(test_fleet_needs_pods)
 {
     f.env.caps = MK_ENV_DEVICE_LIST;
@@ -310,6 +334,7 @@ int main(void)
     tcase_add_test(tc, test_fleet_case_passes_once);
     tcase_add_test(tc, test_fleet_failure_names_the_worst_nodes);
     tcase_add_test(tc, test_fleet_within_passes_when_a_pod_finishes);
+    tcase_add_test(tc, test_fleet_mig_resource);
     tcase_add_test(tc, test_fleet_needs_pods);
     tcase_add_test(tc, test_fleet_lint);
     suite_add_tcase(s, tc);
