@@ -427,6 +427,15 @@ static long long actual(const fcheck *k, const mk_fleet *f, const mk_nv_nodes *s
     return 0;
 }
 
+/* "29 nodes partly used", "1 node partly used" (what: "nodes partly used"). */
+static void counted(char *buf, size_t len, long long n, const char *what)
+{
+    int plural_first = !strncmp(what, "nodes", 5) || !strncmp(what, "pods", 4);
+    size_t word = strcspn(what, " ");
+    size_t cut = n == 1 && plural_first ? 1 : 0;
+    snprintf(buf, len, "%lld %.*s%s", n, (int)(word - cut), what, what + word);
+}
+
 static mk_xres check_one(const fcheck *k, const mk_fleet *f, const fleet_x *fx, mk_xctx *c)
 {
     char what[160], expect[64], err[512];
@@ -438,13 +447,12 @@ static mk_xres check_one(const fcheck *k, const mk_fleet *f, const fleet_x *fx, 
         return MK_X_PASS;
     mk_cmp_describe(k->cmp.op, target, expect, sizeof expect);
     const char *of = fx->selector;
-    int one = a == 1 && (!strncmp(what, "nodes ", 6) || !strncmp(what, "pods ", 5));
-    char among[48] = "";
+    char count[200], among[48] = "";
+    counted(count, sizeof count, a, what);
     if (k->m != F_NODES)
         snprintf(among, sizeof among, " (%zu node%s)", f->n, f->n == 1 ? "" : "s");
-    mk_x_fail(c, "fleet%s%s%s: %lld %.*s%s, expected %s%s", of ? " (" : "", of ? of : "",
-              of ? ")" : "", a, one ? (int)strcspn(what, " ") - 1 : 0, what,
-              one ? what + strcspn(what, " ") : what, expect, among);
+    mk_x_fail(c, "fleet%s%s%s: %s, expected %s%s", of ? " (" : "", of ? of : "", of ? ")" : "",
+              count, expect, among);
     mk_x_detail(c, "expected: %s: %s", what, expect);
     mk_x_detail(c, "actual:   %s: %lld", what, a);
     if (k->m == F_PODS || k->m == F_UNSCHEDULED)

@@ -218,6 +218,7 @@ START_TEST(test_fleet_failure_names_the_worst_nodes)
 
     ck_assert_int_eq(run("cases:\n  - name: u\n    expect: {fleet: {unscheduled: 0}}\n"),
                      MK_EXIT_FAIL);
+    ck_assert_str_eq(result(0)->message, "fleet: 1 pod not scheduled, expected 0 (5 nodes)");
     ck_assert_ptr_nonnull(strstr(result(0)->detail, "b/waits: not scheduled yet"));
     mk_report_free(&rep);
 
