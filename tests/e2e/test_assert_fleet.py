@@ -103,6 +103,30 @@ class FleetAssertTest(kubetest.KubeTestCase):
                       f"largest fit 8; {USED - 8 + 3} pods on them, {USED - 8} running; "
                       "2 pods not scheduled\n", r.stderr)
 
+    def test_1000_nodes_and_8000_pods_in_pages_of_one_list(self):
+        srv = self.server(nodes=())
+        for i in range(1000):
+            srv.add_node(f"gpu-node-{i:04d}")
+        for i in range(8000):   # 8 one-GPU pods a node, the last node's still waiting
+            node = f"gpu-node-{i // 8:04d}" if i < 7992 else None
+            srv.add_pod("load", f"p-{i:05d}", node=node, phase="Running" if node else "Pending",
+                        gpus=1)
+        suite = self.write("s.yaml", """\
+cases:
+  - name: packed
+    expect:
+      fleet: {nodes: 1000, used: 7992, free: 8, partly-used: 0, largest-fit: 8,
+              pods: {running: 7992}, pods-per-node: {min: 0, max: 8}, unscheduled: 8}
+""")
+        t0 = time.monotonic()
+        r = self.mokka("assert", "--kubeconfig", self.kubeconfig(), "--suite", suite)
+        took = time.monotonic() - t0
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # 16 pages of 500 from one snapshot, then one watch: nothing per node
+        self.assertEqual(srv.counts["list:pods"], 16)
+        self.assertLessEqual(srv.counts["watch:pods"], 1)
+        self.assertLess(took, 60 * kubetest.SLOW)
+
     def test_a_failure_names_the_numbers_and_the_worst_nodes(self):
         srv = self.server(nodes=())
         fleet_of(srv)
