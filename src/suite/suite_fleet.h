@@ -6,7 +6,7 @@
 #define MOKKA_SUITE_FLEET_H
 
 #include <stddef.h>
-#include "kube/kube_selector.h"
+#include "kube/kube.h"
 #include "nodeview/nodeview.h"
 
 /* One selected node. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
-#include "kube/kube_selector.h"
+#include "kube/kube.h"
 #include "suite_int.h"
 
 static const char *kind_name(const mk_ynode *n)
