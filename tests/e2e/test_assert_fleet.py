@@ -330,4 +330,6 @@ cases:
                            env=dict(os.environ, NO_COLOR="1"))
         t.join()
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("2 lists,", r.stderr)   # the nodes' and the pods'
+        # one watch of the nodes, one of the pods (the lists are pages: the
+        # rig is shared, and its other pods count too)
+        self.assertIn(" lists, 2 watches,", r.stderr)
