@@ -11,6 +11,10 @@ make_certs(), which runs the openssl CLI into a directory the caller owns.
 
 Nodes also take merge patches (PATCH /api/v1/nodes/NAME: labels, annotations), and
 /api/v1/namespaces/NS/events holds Events (create, get, patch; srv.objects("events")).
+Pods (srv.add_pod(ns, name, node=, phase=, gpus=, labels=, unschedulable=),
+set_pod_phase, delete_pod; or POST) are listed and watched across namespaces at
+/api/v1/pods, with fieldSelector spec.nodeName and status.phase as the real
+server takes them; nobody schedules or runs them.
 
 Custom resources, as the real server serves them: a CustomResourceDefinition
 (POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions, or
