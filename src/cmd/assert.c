@@ -5,7 +5,9 @@
  * One LIST and one WATCH serve every node selected by --node or
  * --selector; each case is checked on each node. The API server has node
  * objects, not the plugin's device list, so device-level expectations are
- * errors here. Faults go to the nodes' Mokka agents as GPUFaults (an inject
+ * errors here. Suites with fleet expectations have the pods watched too
+ * (one more LIST and WATCH, all of them: not a request per node). Faults
+ * go to the nodes' Mokka agents as GPUFaults (an inject
  * with nodes:, src/fault/), or, with --state-dir, into a plugin's live state
  * on this machine (as in the DaemonSet in ci/). */
 #include <stdio.h>
@@ -28,7 +30,8 @@ const char cmd_assert_help[] =
     "Checks suites (the format of `mokka run`) against real nodes through the\n"
     "API server: capacity and allocatable of any resource, conditions, labels,\n"
     "annotations and taints, with `within:` for things that become true. With\n"
-    "several nodes each case gives one result per node. An inject with nodes:\n"
+    "several nodes each case gives one result per node; `fleet:` checks them\n"
+    "all at once, with the pods bound to them. An inject with nodes:\n"
     "becomes a GPUFault for those nodes' Mokka agents, waited for until applied\n"
     "and deleted when the check ends.\n"
     "\n"
@@ -220,10 +223,33 @@ static int wait_nodes(mk_nodesrc *src, const assert_opts *o, mk_report *rep, tim
     }
 }
 
+/* The pods to watch for the suites' fleet expectations: none, those bound
+ * to --node, or all (also when pods not yet bound are asked about). */
+static int pods_needed(const assert_opts *o, mk_suite **suites)
+{
+    unsigned needs = 0;
+    for (size_t i = 0; i < o->nsuites; i++)
+        needs |= mk_suite_fleet_needs(suites[i]);
+    if (!needs)
+        return MK_KUBE_PODS_NONE;
+    return o->kube.node && !(needs & MK_FLEET_NEEDS_UNSCHEDULED) ? MK_KUBE_PODS_ON_NODE
+                                                                  : MK_KUBE_PODS_ALL;
+}
+
+/* Where the pods were watched anyway: the fleet's totals once the suites
+ * ran, on the line before the requests' counts. */
+static void fleet_summary(mk_nodesrc *src)
+{
+    char line[1024];
+    if (mk_suite_fleet_summary(src, "nvidia.com/gpu", line, sizeof line) == 0)
+        mk_info("assert", "fleet: %s", line);
+}
+
 static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, mk_report *rep)
 {
     char err[1024], who[1024];
     mk_kube_opts ko = o->kube;
+    ko.pods = pods_needed(o, suites);
     ko.log = mk_log_as;
     ko.log_ctx = (void *)"assert";
     /* Reaching the cluster must leave time for the report within --timeout
@@ -240,7 +266,8 @@ static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, 
     mk_info("assert", "checking nodes through %s", who);
     mk_runenv env;
     int rc = MK_EXIT_ENV;
-    if (mk_runenv_init(&env, mk_kube_nodesrc(k), MK_ENV_NODE_OBJECTS, u, o->state_dir, NULL, 0) == 0) {
+    unsigned caps = MK_ENV_NODE_OBJECTS | (ko.pods ? MK_ENV_PODS : 0);
+    if (mk_runenv_init(&env, mk_kube_nodesrc(k), caps, u, o->state_dir, NULL, 0) == 0) {
         rc = 0;
         for (size_t i = 0; i < o->nvars && rc == 0; i++)
             rc = mk_runenv_var(&env, o->vars[i]) ? MK_EXIT_ENV : 0;
@@ -254,6 +281,8 @@ static int check(const assert_opts *o, mk_suite **suites, const mk_universe *u, 
             rc = wait_nodes(env.env.src, o, rep, time(NULL) + (time_t)o->timeout);
         for (size_t i = 0; i < o->nsuites && rc == 0 && !mk_cancel; i++)
             mk_suite_run(suites[i], &env.env, rep);
+        if (ko.pods && rc == 0)
+            fleet_summary(env.env.src);
         if (mk_gfsuite_cleanup(faults))
             mk_report_error(rep, "mokka-assert", "GPUFaults are cleaned up",
                             "some GPUFaults this run made could not be deleted (see above)");

@@ -1,10 +1,13 @@
 /* kube.c - cluster mode's node source: a client (kube_client.c) and one
- * list+watch of the selected nodes into a store (kube_nodesink.c), offered
- * to the suite engine as a node source (mk_nodesrc). */
+ * list+watch of the selected nodes into a store (kube_nodesink.c), with one
+ * of pods beside it where asked (kube_podsink.c), offered to the suite
+ * engine as a node source (mk_nodesrc). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "kube.h"
 #include "kube_nodesink.h"
+#include "kube_pod.h"
+#include "kube_podsink.h"
 #include "kube_store.h"
 
 #define DEFAULT_WATCH_TIMEOUT_S 300
@@ -14,6 +17,8 @@ struct mk_kube {
     mk_kstore *store;
     mk_knodesink *sink;
     mk_kwatch *watch;
+    mk_kpodsink *podsink;
+    mk_kwatch *podwatch;     /* NULL: pods are not watched */
     mk_nodesrc src;
 };
 
@@ -27,6 +32,24 @@ static int src_wait(mk_nodesrc *s, uint64_t seen, int timeout_ms, char *err, siz
 {
     mk_kube *k = s->impl;
     return mk_kstore_wait(k->store, seen, timeout_ms, err, errlen);
+}
+
+/* The pods' list+watch, into the same store, within the same deadline. */
+static int watch_pods(mk_kube *k, const mk_kube_opts *o, mk_kwatch_opts *wo, char *err,
+                      size_t errlen)
+{
+    mk_kwatch_sink sink;
+    char *path = mk_kpods_path(o->pods == MK_KUBE_PODS_ON_NODE ? o->node : NULL);
+    if (!path || !(k->podsink = mk_kpodsink_new(k->store, &sink))) {
+        free(path);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    wo->path = path;
+    wo->what = "pods";
+    k->podwatch = mk_kclient_watch(k->client, wo, &sink, err, errlen);
+    free(path);
+    return k->podwatch ? 0 : -1;
 }
 
 mk_kube *mk_kube_open(const mk_kube_opts *o, char *err, size_t errlen)
@@ -54,7 +77,7 @@ mk_kube *mk_kube_open(const mk_kube_opts *o, char *err, size_t errlen)
     };
     k->watch = mk_kclient_watch(k->client, &wo, &sink, err, errlen);
     free(path);
-    if (!k->watch) {
+    if (!k->watch || (o->pods && watch_pods(k, o, &wo, err, errlen))) {
         mk_kube_close(k);
         return NULL;
     }
@@ -70,12 +93,15 @@ mk_nodesrc *mk_kube_nodesrc(mk_kube *k)
 
 void mk_kube_stats(const mk_kube *k, mk_kube_counts *out)
 {
-    mk_kwatch_counts w;
+    mk_kwatch_counts w, p = { 0 };
     mk_kwatch_counts_get(k->watch, &w);
+    if (k->podwatch)
+        mk_kwatch_counts_get(k->podwatch, &p);
     *out = (mk_kube_counts){
-        .lists = w.http.lists, .relists = w.relists, .watches = w.http.watches,
-        .retries = w.http.retries, .events = w.events, .bookmarks = w.bookmarks,
-        .credential_loads = w.http.credential_loads,
+        .lists = w.http.lists + p.http.lists, .relists = w.relists + p.relists,
+        .watches = w.http.watches + p.http.watches, .retries = w.http.retries + p.http.retries,
+        .events = w.events + p.events, .bookmarks = w.bookmarks + p.bookmarks,
+        .credential_loads = w.http.credential_loads + p.http.credential_loads,
     };
 }
 
@@ -88,8 +114,10 @@ void mk_kube_close(mk_kube *k)
 {
     if (!k)
         return;
+    mk_kwatch_free(k->podwatch);
     mk_kwatch_free(k->watch);
     mk_kclient_close(k->client);
+    mk_kpodsink_free(k->podsink);
     mk_knodesink_free(k->sink);
     mk_kstore_free(k->store);
     free(k);

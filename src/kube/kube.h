@@ -42,6 +42,12 @@ typedef struct mk_kube_opts {
                                 and plugin runs; 0: MK_KUBE_OPEN_TIMEOUT_MS. A
                                 caller with a sooner deadline passes what is left */
     int watch_timeout_s;     /* timeoutSeconds of each WATCH request; 0: 300 */
+    /* Also one list+watch of pods, for the fleet expectations: the
+     * snapshots then carry them (has_pods). */
+    enum { MK_KUBE_PODS_NONE, MK_KUBE_PODS_ALL, MK_KUBE_PODS_ON_NODE } pods;
+                             /* ALL: every pod of the cluster (unscheduled ones
+                                too); ON_NODE: those bound to `node` only
+                                (fieldSelector spec.nodeName) */
     int verbose;             /* report requests, retries and re-lists through log */
     /* Warnings (always) and progress (when verbose), one line each, without
      * a trailing newline; may be called from the watch thread. NULL: stderr. */
@@ -49,7 +55,8 @@ typedef struct mk_kube_opts {
     void *log_ctx;
 } mk_kube_opts;
 
-/* Requests made so far, for progress lines and `make bench`. */
+/* Requests made so far (both watches together), for progress lines and
+ * `make bench`. */
 typedef struct mk_kube_counts {
     unsigned long lists;     /* LIST requests, re-lists and retries included */
     unsigned long relists;   /* lists after the first (410 Gone, ERROR events) */
@@ -61,8 +68,8 @@ typedef struct mk_kube_counts {
     unsigned long credential_loads; /* token file reads and exec plugin runs */
 } mk_kube_counts;
 
-/* Load the cluster's access, LIST the selected nodes and start watching
- * them. NULL with err (naming the kubeconfig and object at fault, or the
+/* Load the cluster's access, LIST the selected nodes (and the pods asked
+ * for) and start watching them. NULL with err (naming the kubeconfig and object at fault, or the
  * server and what failed; never a secret) when that cannot be done: the
  * caller's "environment or infrastructure error". */
 mk_kube *mk_kube_open(const mk_kube_opts *o, char *err, size_t errlen);

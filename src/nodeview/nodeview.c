@@ -46,11 +46,27 @@ void mk_nv_node_free(mk_nv_node *n)
     memset(n, 0, sizeof *n);
 }
 
+void mk_nv_pod_free(mk_nv_pod *p)
+{
+    free(p->ns);
+    free(p->name);
+    free(p->node);
+    for (size_t i = 0; i < p->nreq; i++)
+        free(p->req[i].name);
+    free(p->req);
+    kv_free(p->labels, p->nlabels);
+    free(p->unschedulable);
+    memset(p, 0, sizeof *p);
+}
+
 void mk_nv_nodes_free(mk_nv_nodes *ns)
 {
     for (size_t i = 0; i < ns->n; i++)
         mk_nv_node_free(&ns->node[i]);
     free(ns->node);
+    for (size_t i = 0; i < ns->npods; i++)
+        mk_nv_pod_free(&ns->pod[i]);
+    free(ns->pod);
     memset(ns, 0, sizeof *ns);
 }
 
@@ -140,20 +156,60 @@ static int node_copy(mk_nv_node *d, const mk_nv_node *s)
     return 0;
 }
 
+int mk_nv_pod_copy(mk_nv_pod *d, const mk_nv_pod *s)
+{
+    memset(d, 0, sizeof *d);
+    d->phase = s->phase;
+    if (sdup(&d->ns, s->ns) || sdup(&d->name, s->name) || sdup(&d->node, s->node) ||
+        sdup(&d->unschedulable, s->unschedulable) ||
+        kv_copy(&d->labels, &d->nlabels, s->labels, s->nlabels))
+        return -1;
+    if (s->nreq && !(d->req = calloc(s->nreq, sizeof *d->req)))
+        return -1;
+    for (size_t i = 0; i < s->nreq; i++, d->nreq++) {
+        d->req[i].value = s->req[i].value;
+        if (sdup(&d->req[i].name, s->req[i].name))
+            return -1;
+    }
+    return 0;
+}
+
 int mk_nv_nodes_copy(mk_nv_nodes *dst, const mk_nv_nodes *src)
 {
     memset(dst, 0, sizeof *dst);
     dst->version = src->version;
-    if (src->n && !(dst->node = calloc(src->n, sizeof *dst->node)))
-        return -1;
+    dst->has_pods = src->has_pods;
+    if ((src->n && !(dst->node = calloc(src->n, sizeof *dst->node))) ||
+        (src->npods && !(dst->pod = calloc(src->npods, sizeof *dst->pod))))
+        goto fail;
     for (size_t i = 0; i < src->n; i++) {
         dst->n++;
-        if (node_copy(&dst->node[i], &src->node[i])) {
-            mk_nv_nodes_free(dst);
-            return -1;
-        }
+        if (node_copy(&dst->node[i], &src->node[i]))
+            goto fail;
+    }
+    for (size_t i = 0; i < src->npods; i++) {
+        dst->npods++;
+        if (mk_nv_pod_copy(&dst->pod[i], &src->pod[i]))
+            goto fail;
     }
     return 0;
+fail:
+    mk_nv_nodes_free(dst);
+    return -1;
+}
+
+long long mk_nv_pod_request(const mk_nv_pod *p, const char *resource)
+{
+    for (size_t i = 0; i < p->nreq; i++)
+        if (strcmp(p->req[i].name, resource) == 0)
+            return p->req[i].value;
+    return 0;
+}
+
+const char *mk_nv_phase_name(mk_nv_phase ph)
+{
+    static const char *const names[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
+    return ph <= MK_NV_POD_UNKNOWN ? names[ph] : "Unknown";
 }
 
 const mk_nv_resource *mk_nv_find_resource(const mk_nv_node *n, const char *name)

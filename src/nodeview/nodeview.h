@@ -46,14 +46,49 @@ typedef struct mk_nv_node {
     size_t ntaints; mk_nv_taint *taints;
 } mk_nv_node;
 
+/* A pod, as the scheduler counts it against the nodes (API server only,
+ * for the fleet expectations). */
+typedef enum {
+    MK_NV_POD_PENDING, MK_NV_POD_RUNNING, MK_NV_POD_SUCCEEDED, MK_NV_POD_FAILED,
+    MK_NV_POD_UNKNOWN
+} mk_nv_phase;
+
+typedef struct mk_nv_qty { char *name; long long value; } mk_nv_qty;
+
+typedef struct mk_nv_pod {
+    char *ns, *name;
+    char *node;            /* spec.nodeName; NULL: not scheduled */
+    mk_nv_phase phase;
+    /* What the pod requests, as the scheduler adds it up: the larger of the
+     * containers' sum and the largest init container, plus the overhead;
+     * a container's limit stands for a request it does not give. */
+    size_t nreq; mk_nv_qty *req;
+    /* Kept only while the pod is not scheduled (what selects it then): */
+    size_t nlabels; mk_nv_kv *labels;
+    char *unschedulable;   /* condition PodScheduled=False's message, or NULL */
+} mk_nv_pod;
+
 /* A snapshot of all nodes a source watches (one for the built-in kubelet). */
 typedef struct mk_nv_nodes {
     uint64_t version;      /* changes whenever anything in the view changes */
     size_t n;
     mk_nv_node *node;
+    /* The pods, where the source watches them (has_pods), sorted by
+     * namespace and name: every pod of the cluster, or of the one node. */
+    int has_pods;
+    size_t npods;
+    mk_nv_pod *pod;
 } mk_nv_nodes;
 
 void mk_nv_nodes_free(mk_nv_nodes *ns);
+void mk_nv_pod_free(mk_nv_pod *p);
+/* Deep copy of one pod; -1 when memory runs out (d then holds what was
+ * copied, for mk_nv_pod_free). */
+int mk_nv_pod_copy(mk_nv_pod *d, const mk_nv_pod *s);
+/* The pod's request of a resource (0 when none). */
+long long mk_nv_pod_request(const mk_nv_pod *p, const char *resource);
+/* "Pending", "Running", ... as in status.phase. */
+const char *mk_nv_phase_name(mk_nv_phase ph);
 /* Free what one node holds (not the node itself, which may sit in an array). */
 void mk_nv_node_free(mk_nv_node *n);
 /* Deep copy (for producers handing out snapshots). */

@@ -102,8 +102,21 @@ int mk_suite_var_name_ok(const char *s, size_t len);
 enum {
     MK_ENV_DEVICE_LIST = 1,   /* the plugin's device list: ids, health, NUMA (built-in kubelet) */
     MK_ENV_NODE_OBJECTS = 2,  /* labels, annotations, conditions, taints (API server) */
-    MK_ENV_LABELS = 4         /* labels alone (gpu-feature-discovery under mokka run --gfd) */
+    MK_ENV_LABELS = 4,        /* labels alone (gpu-feature-discovery under mokka run --gfd) */
+    MK_ENV_PODS = 8           /* the pods too (snapshots' has_pods): fleet expectations */
 };
+
+/* What a suite's fleet expectations need the API server watched for. */
+enum {
+    MK_FLEET_NEEDS_PODS = 1,         /* the pods bound to the nodes */
+    MK_FLEET_NEEDS_UNSCHEDULED = 2   /* pods not bound to any node (unscheduled:) */
+};
+unsigned mk_suite_fleet_needs(const mk_suite *s);
+/* One line of the fleet's totals for `resource` in the source's latest view
+ * (every node it shows; the pods must be watched): "50 nodes (49 Ready),
+ * nvidia.com/gpu 392 allocatable, 78 used, ...; 2 pods not scheduled".
+ * 0, or -1 when the view has no pods or cannot be read. */
+int mk_suite_fleet_summary(mk_nodesrc *src, const char *resource, char *buf, size_t len);
 
 /* A supervised plugin's state, for `expect: plugin:` (mokka run). */
 typedef struct mk_plugin_info {

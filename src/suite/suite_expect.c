@@ -18,6 +18,7 @@ static const mk_xkind *const kinds[] = {
     &mk_xk_condition, &mk_xk_label, &mk_xk_annotation, &mk_xk_taint,
     &mk_xk_exit, &mk_xk_stdout, &mk_xk_stderr,
     &mk_xk_plugin, &mk_xk_served_by,
+    &mk_xk_fleet,
 };
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 

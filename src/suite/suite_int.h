@@ -117,6 +117,9 @@ void mk_kvm_free(mk_kvmatches *m);
 int mk_yneed_map(const mk_ynode *n, const char *what, mk_diags *d);
 /* A duration scalar; 0, or -1 with an error at n. */
 int mk_ydur(const mk_ynode *n, const char *what, long long *ms, mk_diags *d);
+/* A label selector: a map of labels (matchLabels) or kubectl's string form,
+ * checked, into *out in the string form (malloc'd). 0, or -1 with an error. */
+int mk_ysel(const mk_ynode *n, const char *what, char **out, mk_diags *d);
 
 /* --- expectations (suite_expect.c, suite_expect_*.c) ----------------------------- */
 
@@ -132,6 +135,7 @@ typedef struct mk_xctx {
     const mk_nv_resource *res;     /* that resource on this node; NULL: not advertised */
     mk_sb msg;                     /* one line: what is wrong */
     mk_sb detail;                  /* expected/actual lines */
+    const mk_nv_nodes *snap;       /* the whole snapshot (fleet expectations; node NULL) */
 } mk_xctx;
 
 enum {
@@ -141,7 +145,9 @@ enum {
     MK_XK_CALLS_PLUGIN = 8,  /* asks the plugin: under within, re-checked every second too */
     MK_XK_LIST = 16,         /* the value may be a list: one expectation per item */
     MK_XK_EXEC = 32,         /* about the case's last exec: under within, it runs again */
-    MK_XK_LABELS = 64        /* needs MK_ENV_LABELS or MK_ENV_NODE_OBJECTS */
+    MK_XK_LABELS = 64,       /* needs MK_ENV_LABELS or MK_ENV_NODE_OBJECTS */
+    MK_XK_FLEET = 128        /* about all the nodes at once (needs MK_ENV_PODS): the
+                                case is checked once, as the target "fleet" */
 };
 
 typedef struct mk_expect mk_expect;
@@ -183,6 +189,9 @@ extern const mk_xkind mk_xk_allocate, mk_xk_preferred;
 extern const mk_xkind mk_xk_condition, mk_xk_label, mk_xk_annotation, mk_xk_taint;
 extern const mk_xkind mk_xk_exit, mk_xk_stdout, mk_xk_stderr;
 extern const mk_xkind mk_xk_plugin, mk_xk_served_by;   /* suite_expect_plugstate.c */
+extern const mk_xkind mk_xk_fleet;                      /* suite_expect_fleet.c */
+/* What a fleet expectation needs watched (MK_FLEET_NEEDS_*). */
+unsigned mk_fleet_needs(const mk_expect *x);
 
 /* --- exec steps (suite_exec.c) ---------------------------------------------- */
 

@@ -120,34 +120,7 @@ static int read_names(const mk_ynode *n, mk_inject *inj, mk_diags *d)
 /* selector: a map (matchLabels) or kubectl's string form, kept as the string. */
 static int read_selector(const mk_ynode *n, mk_inject *inj, mk_diags *d)
 {
-    mk_sb b = MK_SB_INIT;
-    if (n->kind == MK_Y_SEQ) {
-        mk_yerr(d, n, "inject nodes selector must be a map of labels such as {mokka.io/pool: a} "
-                "or a selector such as 'mokka.io/pool in (a,b)', not a list");
-        return -1;
-    }
-    if (n->kind == MK_Y_SCALAR)
-        mk_sb_puts(&b, n->str);
-    for (size_t i = 0; n->kind == MK_Y_MAP && i < n->n; i++) {
-        if (n->vals[i]->kind != MK_Y_SCALAR) {
-            mk_yerr(d, n->vals[i], "inject nodes selector: label %s must have a value, not %s",
-                    n->keys[i]->str, kind_name(n->vals[i]));
-            mk_sb_free(&b);
-            return -1;
-        }
-        mk_sb_printf(&b, "%s%s=%s", i ? "," : "", n->keys[i]->str, n->vals[i]->str);
-    }
-    char err[512];
-    mk_ksel sel = { 0 };
-    int rc = mk_ksel_parse(mk_sb_str(&b), &sel, err, sizeof err);
-    mk_ksel_free(&sel);
-    if (rc != 0) {
-        mk_yerr(d, n, "inject nodes selector '%s': %s", mk_sb_str(&b), err);
-        mk_sb_free(&b);
-        return -1;
-    }
-    inj->selector = mk_sb_take(&b);
-    return 0;
+    return mk_ysel(n, "inject nodes selector", &inj->selector, d);
 }
 
 /* nodes: all, or {names: [...], selector: ...} (both: names AND selector). */
@@ -353,6 +326,25 @@ static int check_exec_expectations(const mk_case *c, const mk_ynode *expect, mk_
     return bad ? -1 : 0;
 }
 
+/* A fleet expectation is checked once for all the nodes, the others on
+ * each node: a case has one kind or the other. */
+static int check_fleet_apart(const mk_case *c, const mk_ynode *expect, mk_diags *d)
+{
+    size_t fleet = 0;
+    for (size_t i = 0; i < c->nx; i++)
+        fleet += (c->x[i].kind->flags & MK_XK_FLEET) != 0;
+    if (!fleet || fleet == c->nx)
+        return 0;
+    for (size_t i = 0; i < c->nx; i++)
+        if (!(c->x[i].kind->flags & MK_XK_FLEET)) {
+            mk_diag_add(d, MK_DIAG_ERROR, expect->file, c->x[i].line, c->x[i].col,
+                        "%s is checked on each node and fleet on all of them at once: put "
+                        "them in cases of their own", c->x[i].kind->key);
+            return -1;
+        }
+    return 0;
+}
+
 static int parse_case(const mk_ynode *m, mk_case *c, long long timeout_ms, mk_diags *d)
 {
     static const char *const keys[] = {"name", "skip", "inject", "set", "restart-plugin",
@@ -389,7 +381,8 @@ static int parse_case(const mk_ynode *m, mk_case *c, long long timeout_ms, mk_di
     if ((n = mk_yget(m, "exec")))
         bad |= mk_exec_parse(n, &c->exec, &c->nexec, d) != 0;
     if ((n = mk_yget(m, "expect")))
-        bad |= mk_expect_parse(n, &c->x, &c->nx, d) != 0 || check_exec_expectations(c, n, d) != 0;
+        bad |= mk_expect_parse(n, &c->x, &c->nx, d) != 0 || check_exec_expectations(c, n, d) != 0 ||
+               check_fleet_apart(c, n, d) != 0;
     const mk_ynode *within = mk_yget(m, "within");
     c->within_ms = timeout_ms;
     if (within) {
@@ -563,4 +556,13 @@ const char *mk_suite_name(const mk_suite *s)
 size_t mk_suite_ncases(const mk_suite *s)
 {
     return s->n;
+}
+
+unsigned mk_suite_fleet_needs(const mk_suite *s)
+{
+    unsigned needs = 0;
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t j = 0; j < s->cases[i].nx; j++)
+            needs |= mk_fleet_needs(&s->cases[i].x[j]);
+    return needs;
 }

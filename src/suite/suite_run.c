@@ -3,7 +3,8 @@
  * every node to check, retried under `within:` whenever the node view
  * changes (blocking in wait_change, never polling) until they hold or time
  * is up; expectations on an exec run its last step again for each retry.
- * Each case gives one report result per node. */
+ * Each case gives one report result per node; a case of fleet expectations
+ * gives one, for all the nodes together ("fleet"). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -100,11 +101,24 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(((const target *)a)->name, ((const target *)b)->name);
 }
 
+#define FLEET_TARGET "fleet"
+
+static int is_fleet_case(const mk_case *c)
+{
+    return c->nx && (c->x[0].kind->flags & MK_XK_FLEET);   /* the loader keeps them apart */
+}
+
 /* The environment's node names, or every node in the view (sorted, so the
- * report's order does not depend on the API server's). */
+ * report's order does not depend on the API server's); or the one fleet. */
 static int resolve_targets(runner *r, char *err, size_t errlen)
 {
     mk_suite_env *e = r->env;
+    if (is_fleet_case(r->c)) {
+        r->nt = 1;
+        r->t = mk_xcalloc(1, sizeof *r->t);
+        r->t->name = mk_xstrdup(FLEET_TARGET);
+        return 0;
+    }
     if (e->nodes && !e->nodes[0]) {
         snprintf(err, errlen, "no nodes to check: the list of nodes is empty");
         return -1;
@@ -319,6 +333,11 @@ static int capable(const runner *r, const mk_xkind *k, char *why, size_t len)
                  "not have (check it with mokka assert)", k->key, kind);
         return 0;
     }
+    if ((k->flags & MK_XK_FLEET) && !(r->env->caps & MK_ENV_PODS)) {
+        snprintf(why, len, "%s needs the Nodes and Pods of the API server, which the %s does "
+                 "not have (check it with mokka assert)", k->key, kind);
+        return 0;
+    }
     if ((k->flags & MK_XK_LABELS) && !(r->env->caps & (MK_ENV_LABELS | MK_ENV_NODE_OBJECTS))) {
         snprintf(why, len, "%s needs the node's labels, which the %s does not have: pass --gfd "
                  "to mokka run to have gpu-feature-discovery label the node (or check it with "
@@ -346,8 +365,9 @@ static void add_failure(mk_sb *detail, const runner *r, const mk_expect *x, cons
  * the last seen state for when time is up. */
 static void evaluate(runner *r, target *t, const mk_nv_nodes *snap)
 {
-    const mk_nv_node *node = find_node(snap, t->name);
-    if (!node) {
+    int fleet = is_fleet_case(r->c);
+    const mk_nv_node *node = fleet ? NULL : find_node(snap, t->name);
+    if (!node && !fleet) {
         record(t, MK_ST_ERROR, "harness",
                mk_xasprintf("node %s is not in the view (%s)", t->name, r->env->src->kind), NULL);
         return;
@@ -363,8 +383,8 @@ static void evaluate(runner *r, target *t, const mk_nv_nodes *snap)
             break;
         }
         mk_xctx cx = {r->env, &r->vars, r->ran_exec ? &r->exec : NULL, node, x->resource,
-                      NULL, MK_SB_INIT, MK_SB_INIT};
-        if (x->kind->flags & MK_XK_RESOURCE)
+                      NULL, MK_SB_INIT, MK_SB_INIT, snap};
+        if ((x->kind->flags & MK_XK_RESOURCE) && node)
             cx.res = mk_nv_find_resource(node, x->resource);
         mk_xres res = x->kind->check(x, &cx);
         if (res == MK_X_ERROR) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "kube/kube.h"
 #include "suite_int.h"
 
 static const char *kind_name(const mk_ynode *n)
@@ -367,4 +368,36 @@ int mk_ydur(const mk_ynode *n, const char *what, long long *ms, mk_diags *d)
         mk_yerr(d, n, "%s must be a duration such as 500ms, 30s, 5m or 1h (at most 24h), "
                 "not '%s'", what, s);
     return -1;
+}
+
+int mk_ysel(const mk_ynode *n, const char *what, char **out, mk_diags *d)
+{
+    mk_sb b = MK_SB_INIT;
+    if (n->kind == MK_Y_SEQ) {
+        mk_yerr(d, n, "%s must be a map of labels such as {mokka.io/pool: a} "
+                "or a selector such as 'mokka.io/pool in (a,b)', not a list", what);
+        return -1;
+    }
+    if (n->kind == MK_Y_SCALAR)
+        mk_sb_puts(&b, n->str);
+    for (size_t i = 0; n->kind == MK_Y_MAP && i < n->n; i++) {
+        if (n->vals[i]->kind != MK_Y_SCALAR) {
+            mk_yerr(d, n->vals[i], "%s: label %s must have a value, not %s", what,
+                    n->keys[i]->str, kind_name(n->vals[i]));
+            mk_sb_free(&b);
+            return -1;
+        }
+        mk_sb_printf(&b, "%s%s=%s", i ? "," : "", n->keys[i]->str, n->vals[i]->str);
+    }
+    char err[512];
+    mk_ksel sel = { 0 };
+    int rc = mk_ksel_parse(mk_sb_str(&b), &sel, err, sizeof err);
+    mk_ksel_free(&sel);
+    if (rc != 0) {
+        mk_yerr(d, n, "%s '%s': %s", what, mk_sb_str(&b), err);
+        mk_sb_free(&b);
+        return -1;
+    }
+    *out = mk_sb_take(&b);
+    return 0;
 }

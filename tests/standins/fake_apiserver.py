@@ -11,6 +11,10 @@ make_certs(), which runs the openssl CLI into a directory the caller owns.
 
 Nodes also take merge patches (PATCH /api/v1/nodes/NAME: labels, annotations), and
 /api/v1/namespaces/NS/events holds Events (create, get, patch; srv.objects("events")).
+Pods (srv.add_pod(ns, name, node=, phase=, gpus=, labels=, unschedulable=),
+set_pod_phase, delete_pod; or POST) are listed and watched across namespaces at
+/api/v1/pods, with fieldSelector spec.nodeName and status.phase as the real
+server takes them; nobody schedules or runs them.
 
 Custom resources, as the real server serves them: a CustomResourceDefinition
 (POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions, or
@@ -216,28 +220,39 @@ def _label_match(labels, selector):
     return True
 
 
-def _field_terms(selector):
-    """fieldSelector as (metadata key, value, equal) terms; the real server
-    takes metadata.name and metadata.namespace for every kind."""
+POD_FIELDS = ("spec.nodeName", "status.phase")
+
+
+def _field_terms(selector, plural=None):
+    """fieldSelector as (path, value, equal) terms; the real server takes
+    metadata.name and metadata.namespace for every kind, and pods also
+    spec.nodeName and status.phase."""
     terms = []
     for term in filter(None, (t.strip() for t in (selector or "").split(","))):
         eq = "!=" not in term
         k, v = term.replace("!=", "=").replace("==", "=").split("=", 1)
-        if k not in ("metadata.name", "metadata.namespace"):
+        if k not in ("metadata.name", "metadata.namespace") and not (plural == "pods" and k in POD_FIELDS):
             raise APIError(400, "BadRequest", "field label not supported: " + k)
-        terms.append((k[9:], v, eq))
+        terms.append((k.split("."), v, eq))
     return terms
 
 
-def _selector(q, namespace=None):
+def _field(obj, path):
+    for p in path:
+        obj = obj.get(p) if isinstance(obj, dict) else None
+    return obj if obj is not None else ""
+
+
+def _selector(q, namespace=None, plural=None):
     """The filter a LIST or WATCH asks for: fieldSelector, labelSelector and
     the URL's namespace."""
-    fields, labels = _field_terms(q.get("fieldSelector")), q.get("labelSelector")
+    fields, labels = _field_terms(q.get("fieldSelector"), plural), q.get("labelSelector")
 
     def selected(obj):
         m = obj["metadata"]
         return (namespace is None or m.get("namespace") == namespace) and \
-            all((m.get(k) == v) == eq for k, v, eq in fields) and _label_match(m.get("labels") or {}, labels)
+            all((_field(obj, k) == v) == eq for k, v, eq in fields) and \
+            _label_match(m.get("labels") or {}, labels)
     return selected
 
 
@@ -536,7 +551,7 @@ class _Resource:
 class FakeAPIServer:
     """State and control; the HTTP side is _Handler."""
 
-    CONTROL = {"add_node", "delete_node", "set_allocatable", "set_capacity", "set_label",
+    CONTROL = {"add_node", "delete_node", "add_pod", "set_pod_phase", "delete_pod", "set_allocatable", "set_capacity", "set_label",
                "set_condition", "add_taint", "set_all_allocatable", "end_watches", "gone_event",
                "bookmark", "fail_next", "compact", "set_tokens", "stats", "misbehave",
                "install_crd", "install_crds_file", "put_object", "create_object", "delete_object",
@@ -559,6 +574,9 @@ class FakeAPIServer:
                                    "CustomResourceDefinitionList", False, {"v1": {}})
         # core v1 Events (what a pod says about itself), without the real server's checks
         self._resource("", "events", "Event", "EventList", True, {"v1": {}})
+        # core v1 Pods, stored as given (add_pod), listed and watched across namespaces
+        # (/api/v1/pods) with fieldSelector spec.nodeName and status.phase
+        self.pod_res = self._resource("", "pods", "Pod", "PodList", True, {"v1": {}})
         self.rv = 1000                      # one counter for every kind, as etcd's revision
         self.list_snapshots = {}            # continue token -> (rv, items left)
         self.list_serial = 0                # makes every continue token unique
@@ -639,6 +657,40 @@ class FakeAPIServer:
         with self.lock:
             self._commit(self.node_res, "ADDED" if name not in self.nodes else "MODIFIED", name,
                          make_node(name, gpus, allocatable, labels, taints))
+            return time.time()
+
+    # pods (stored as given: no scheduler, no kubelet; the test plays both)
+    def add_pod(self, namespace, name, node=None, phase="Pending", gpus=0, resource=GPU,
+                labels=None, unschedulable=None):
+        """A pod asking for `gpus` of `resource`, bound to `node` (None: not
+        scheduled; unschedulable: its PodScheduled=False message)."""
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": namespace, "labels": dict(labels or {}),
+                            "uid": f"uid-pod-{namespace}-{name}"},
+               "spec": {"containers": [{"name": "main", "image": "busybox", "resources": {
+                   "limits": {resource: str(gpus)}} if gpus else {}}]},
+               "status": {"phase": phase}}
+        if node:
+            pod["spec"]["nodeName"] = node
+        if unschedulable:
+            pod["status"]["conditions"] = [{"type": "PodScheduled", "status": "False",
+                                            "reason": "Unschedulable", "message": unschedulable}]
+        with self.lock:
+            key = self.pod_res.key(namespace, name)
+            self._commit(self.pod_res, "MODIFIED" if key in self.pod_res.objects else "ADDED", key, pod)
+            return time.time()
+
+    def set_pod_phase(self, namespace, name, phase):
+        with self.lock:
+            key = self.pod_res.key(namespace, name)
+            pod = copy.deepcopy(self.pod_res.objects[key])
+            pod["status"]["phase"] = phase
+            self._commit(self.pod_res, "MODIFIED", key, pod)
+            return time.time()
+
+    def delete_pod(self, namespace, name):
+        with self.lock:
+            self._commit(self.pod_res, "DELETED", self.pod_res.key(namespace, name))
             return time.time()
 
     def delete_node(self, name):
@@ -1253,7 +1305,7 @@ class _Handler(BaseHTTPRequestHandler):
         res, version, ns, _, _ = route
         fake = self.fake
         limit = int(q.get("limit") or 0)
-        selected = _selector(q, ns)
+        selected = _selector(q, ns, res.plural)
         with fake.lock:
             if "continue" in q:
                 if q["continue"] not in fake.list_snapshots:
@@ -1283,7 +1335,7 @@ class _Handler(BaseHTTPRequestHandler):
         rv = int(q.get("resourceVersion") or 0)
         deadline = time.time() + int(q.get("timeoutSeconds") or 1800)
         bookmarks = q.get("allowWatchBookmarks") == "true"
-        selected = _selector(q, ns)
+        selected = _selector(q, ns, res.plural)
         av = res.api_version(version)
         record(200)
         self.send_response(200)

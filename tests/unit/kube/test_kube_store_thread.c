@@ -1,6 +1,7 @@
 /* test_kube_store_thread.c - the shared node view (kube_store.c): versions,
  * order, heartbeats that change nothing, failure, and readers copying while
- * the writer changes it (a thread test: it runs under TSan too). */
+ * the writers (of nodes, and of pods) change it (a thread test: it runs
+ * under TSan too). */
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -178,6 +179,51 @@ START_TEST(readers_copy_while_the_writer_changes)
 }
 END_TEST
 
+#define PODS 300
+
+static void *pod_writer(void *arg)
+{
+    mk_kstore *s = arg;
+    char name[16];
+    for (int r = 0; r < 4; r++) {
+        for (int i = 0; i < PODS; i++) {
+            snprintf(name, sizeof name, "p%03d", i);
+            mk_nv_pod p = {.ns = strdup("ns"), .name = strdup(name), .node = strdup("n01"),
+                           .phase = (mk_nv_phase)(r % 4)};
+            ck_assert_int_eq(mk_kstore_pod_put(s, &p), 0);
+        }
+        ck_assert_int_eq(mk_kstore_pod_delete(s, "ns", "p000"), 0);
+    }
+    return NULL;
+}
+
+/* Two writers (the nodes' watch, the pods') lose none of each other's
+ * changes; readers see both sorted. */
+START_TEST(node_and_pod_writers_together)
+{
+    mk_kstore *s = mk_kstore_new();
+    pthread_t w, pw, r[2];
+    ck_assert_int_eq(mk_kstore_pod_replace(s, NULL, 0), 0);   /* the pods' first LIST: none */
+    for (int i = 0; i < 2; i++)
+        pthread_create(&r[i], NULL, reader, s);
+    pthread_create(&pw, NULL, pod_writer, s);
+    pthread_create(&w, NULL, writer, s);
+    pthread_join(w, NULL);
+    pthread_join(pw, NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_join(r[i], NULL);
+    mk_nv_nodes v = snap(s);
+    ck_assert_uint_eq(v.n, NODES - 1);
+    ck_assert_uint_eq(v.npods, PODS - 1);
+    ck_assert_int_eq(v.has_pods, 1);
+    for (size_t i = 1; i < v.npods; i++)
+        ck_assert_int_lt(strcmp(v.pod[i - 1].name, v.pod[i].name), 0);
+    ck_assert_int_eq(v.pod[0].phase, MK_NV_POD_FAILED);
+    mk_nv_nodes_free(&v);
+    mk_kstore_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kube_store");
@@ -189,6 +235,7 @@ int main(void)
     TCase *th = tcase_create("threads");
     tcase_set_timeout(th, 60);
     tcase_add_test(th, readers_copy_while_the_writer_changes);
+    tcase_add_test(th, node_and_pod_writers_together);
     suite_add_tcase(s, th);
     return mk_test_run(s);
 }
