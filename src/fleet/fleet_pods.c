@@ -20,6 +20,8 @@
 #define PODS_PATH "/api/v1/pods?fieldSelector=spec.nodeName%21%3D"
 #define WATCH_TIMEOUT_S 300
 #define LIST_DEADLINE_MS 60000
+/* how nvmodel says the plugin answered an empty list */
+#define NO_ANSWER "NVIDIA's plugin answers no devices"
 
 static const char *str_at(const json_t *o, const char *a, const char *b)
 {
@@ -69,6 +71,34 @@ static void needs(const fnode *n, const json_t *spec, json_t *need)
     }
 }
 
+/* The plugin's answer to the kubelet's GetPreferredAllocation for `want`
+ * of avail[]: its choice, or any available ones when it answers none (as
+ * the kubelet then takes them); -1 with the kubelet's words when the call
+ * fails. While a GPU of the node is lost the real plugin fails every call
+ * for whole GPUs: its allocator reads them all. */
+static int prefer(const fnode *n, const size_t *avail, size_t navail, size_t want, size_t *out,
+                  char *why, size_t len)
+{
+    char err[512] = "";
+    if (n->dev[avail[0]].mig < 0)
+        for (size_t g = 0; g < n->u->ndev; g++)
+            if (atomic_load(&n->st.dev[g].health) == MK_FAULT_LOST) {
+                snprintf(err, sizeof err, "error getting device handle for index '%zu': GPU is lost", g);
+                goto failed;
+            }
+    if (mk_pdevs_prefer(n->u, n->dev, n->ndev, avail, navail, NULL, 0, want, out, err,
+                        sizeof err) == 0)
+        return 0;
+    if (!strncmp(err, NO_ANSWER, strlen(NO_ANSWER))) {
+        memcpy(out, avail, want * sizeof *out);
+        return 0;
+    }
+failed:
+    snprintf(why, len, "Allocate failed due to device plugin GetPreferredAllocation rpc failed "
+             "with err: rpc error: code = Unknown desc = %s, which is unexpected", err);
+    return -1;
+}
+
 /* Chooses the pod's devices; 0, or -1 with the kubelet's words in why. */
 static int allocate(mk_fleet *f, int slot, const json_t *spec, char *why, size_t len)
 {
@@ -87,14 +117,14 @@ static int allocate(mk_fleet *f, int slot, const json_t *spec, char *why, size_t
         for (size_t d = 0; d < n->ndev; d++)
             if (!strcmp(n->dev[d].resource, r) && n->healthy[d] && n->user[d] < 0)
                 avail[navail++] = d;
-        char err[256];
-        if (want > navail || mk_pdevs_prefer(n->u, n->dev, n->ndev, avail, navail, NULL, 0, want,
-                                             out, err, sizeof err)) {
+        if (want > navail) {
             snprintf(why, len, "Allocate failed due to requested number of devices unavailable "
                      "for %s. Requested: %zu, Available: %zu, which is unexpected", r, want, navail);
             rc = -1;
             break;
         }
+        if ((rc = prefer(n, avail, navail, want, out, why, len)))
+            break;
         json_t *ids = json_array();
         for (size_t k = 0; k < want; k++) {
             n->user[out[k]] = slot;

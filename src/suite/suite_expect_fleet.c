@@ -223,7 +223,7 @@ static int parse_fleet(mk_expect *x, const mk_ynode *val, mk_diags *d)
     return 0;
 }
 
-unsigned mk_fleet_needs(const mk_expect *x)
+unsigned mk_fsum_needs(const mk_expect *x)
 {
     const fleet_x *fx = x->arg;
     unsigned needs = MK_FLEET_NEEDS_PODS;   /* the pods come with the view, counted or not */
@@ -257,7 +257,7 @@ typedef enum { W_NONE, W_NOT_READY, W_NOT_ADVERTISING, W_LOW_ALLOC, W_MOST_USED,
 
 /* The node's key for the ranking (largest first), or 0 with *in = 0 for a
  * node that does not belong in the list. */
-static long long rank_key(worst_kind w, const mk_fleet_node *n, long long arg, int *in)
+static long long rank_key(worst_kind w, const mk_fsum_node *n, long long arg, int *in)
 {
     *in = 1;
     switch (w) {
@@ -278,7 +278,7 @@ static long long rank_key(worst_kind w, const mk_fleet_node *n, long long arg, i
     return 0;
 }
 
-static void node_line(mk_xctx *c, worst_kind w, const mk_fleet_node *n)
+static void node_line(mk_xctx *c, worst_kind w, const mk_fsum_node *n)
 {
     const char *name = n->node->name, *res = c->resource;
     if (w == W_NOT_READY) {
@@ -299,7 +299,7 @@ static void node_line(mk_xctx *c, worst_kind w, const mk_fleet_node *n)
     }
 }
 
-static void show_worst(mk_xctx *c, const mk_fleet *f, worst_kind w, long long arg,
+static void show_worst(mk_xctx *c, const mk_fsum *f, worst_kind w, long long arg,
                        const char *title)
 {
     if (w == W_NONE || !f->n)
@@ -323,15 +323,15 @@ static void show_worst(mk_xctx *c, const mk_fleet *f, worst_kind w, long long ar
 }
 
 /* Pods that make a pod count: bound to the nodes in a phase, or waiting. */
-static void show_pods(mk_xctx *c, const mk_fleet *f, const fleet_x *fx, const fcheck *k)
+static void show_pods(mk_xctx *c, const mk_fsum *f, const fleet_x *fx, const fcheck *k)
 {
     size_t shown = 0, more = 0;
     const mk_nv_nodes *snap = c->snap;
     for (size_t i = 0; i < snap->npods; i++) {
         const mk_nv_pod *p = &snap->pod[i];
         int in = k->m == F_UNSCHEDULED
-                     ? mk_fleet_pod_unscheduled(p, fx->ns, fx->pod_selector ? &fx->podsel : NULL)
-                     : p->node && mk_fleet_find(f, p->node) >= 0 &&
+                     ? mk_fsum_pod_unscheduled(p, fx->ns, fx->pod_selector ? &fx->podsel : NULL)
+                     : p->node && mk_fsum_find(f, p->node) >= 0 &&
                            (k->arg < 0 || (long long)p->phase == k->arg);
         if (!in)
             continue;
@@ -358,13 +358,13 @@ static size_t unscheduled(const mk_nv_nodes *snap, const fleet_x *fx)
 {
     size_t n = 0;
     for (size_t i = 0; i < snap->npods; i++)
-        n += mk_fleet_pod_unscheduled(&snap->pod[i], fx->ns, fx->pod_selector ? &fx->podsel : NULL);
+        n += mk_fsum_pod_unscheduled(&snap->pod[i], fx->ns, fx->pod_selector ? &fx->podsel : NULL);
     return n;
 }
 
 /* The number a check compares, what it is called ("nodes partly used") and
  * which nodes to list when it fails (too high: hi, too low: lo). */
-static long long actual(const fcheck *k, const mk_fleet *f, const mk_nv_nodes *snap,
+static long long actual(const fcheck *k, const mk_fsum *f, const mk_nv_nodes *snap,
                         const fleet_x *fx, const char *res, char *what, size_t len,
                         worst_kind *hi, worst_kind *lo)
 {
@@ -400,7 +400,7 @@ static long long actual(const fcheck *k, const mk_fleet *f, const mk_nv_nodes *s
     case F_STRANDED:
         snprintf(what, len, "%s free but stranded for a request of %lld", res, k->arg);
         *hi = W_STRANDED;
-        return mk_fleet_stranded(f, k->arg);
+        return mk_fsum_stranded(f, k->arg);
     case F_LARGEST_FIT:
         snprintf(what, len, "the largest request of %s that fits", res);
         *lo = *hi = W_MOST_FREE;
@@ -436,7 +436,7 @@ static void counted(char *buf, size_t len, long long n, const char *what)
     snprintf(buf, len, "%lld %.*s%s", n, (int)(word - cut), what, what + word);
 }
 
-static mk_xres check_one(const fcheck *k, const mk_fleet *f, const fleet_x *fx, mk_xctx *c)
+static mk_xres check_one(const fcheck *k, const mk_fsum *f, const fleet_x *fx, mk_xctx *c)
 {
     char what[160], expect[64], err[512];
     worst_kind hi, lo;
@@ -465,11 +465,11 @@ static mk_xres check_one(const fcheck *k, const mk_fleet *f, const fleet_x *fx, 
 static mk_xres check_fleet(const mk_expect *x, mk_xctx *c)
 {
     const fleet_x *fx = x->arg;
-    mk_fleet f;
+    mk_fsum f;
     if (!c->snap || !c->snap->has_pods)
         return mk_x_error(c, "fleet: the view has no pods (the API server's pods are not "
                           "watched)");
-    if (mk_fleet_compute(&f, c->snap, fx->selector ? &fx->sel : NULL, x->resource) != 0)
+    if (mk_fsum_compute(&f, c->snap, fx->selector ? &fx->sel : NULL, x->resource) != 0)
         return mk_x_error(c, "fleet: out of memory");
     mk_xres res = MK_X_PASS;
     int nfail = 0;
@@ -483,10 +483,10 @@ static mk_xres check_fleet(const mk_expect *x, mk_xctx *c)
         mk_sb_printf(&c->msg, " (and %d more)", nfail - 1);
     if (res == MK_X_FAIL) {
         char totals[512];
-        mk_fleet_describe(&f, x->resource, totals, sizeof totals);
+        mk_fsum_describe(&f, x->resource, totals, sizeof totals);
         mk_x_detail(c, "fleet: %s", totals);
     }
-    mk_fleet_free(&f);
+    mk_fsum_free(&f);
     return res;
 }
 

@@ -11,7 +11,7 @@
 
 static int by_node_name(const void *a, const void *b)
 {
-    return strcmp(((const mk_fleet_node *)a)->node->name, ((const mk_fleet_node *)b)->node->name);
+    return strcmp(((const mk_fsum_node *)a)->node->name, ((const mk_fsum_node *)b)->node->name);
 }
 
 static int is_ready(const mk_nv_node *n)
@@ -20,18 +20,18 @@ static int is_ready(const mk_nv_node *n)
     return c && c->status && strcmp(c->status, "True") == 0;
 }
 
-int mk_fleet_pod_active(const mk_nv_pod *p)
+int mk_fsum_pod_active(const mk_nv_pod *p)
 {
     return p->phase != MK_NV_POD_SUCCEEDED && p->phase != MK_NV_POD_FAILED;
 }
 
-int mk_fleet_pod_unscheduled(const mk_nv_pod *p, const char *ns, const mk_ksel *sel)
+int mk_fsum_pod_unscheduled(const mk_nv_pod *p, const char *ns, const mk_ksel *sel)
 {
     return !p->node && p->phase == MK_NV_POD_PENDING && (!ns || strcmp(p->ns, ns) == 0) &&
            (!sel || mk_ksel_match(sel, p->labels, p->nlabels));
 }
 
-long long mk_fleet_find(const mk_fleet *f, const char *name)
+long long mk_fsum_find(const mk_fsum *f, const char *name)
 {
     size_t lo = 0, hi = f->n;
     while (lo < hi) {
@@ -53,7 +53,7 @@ static long long add_sat(long long a, long long b)
     return __builtin_add_overflow(a, b, &r) ? __LONG_LONG_MAX__ : r;
 }
 
-int mk_fleet_compute(mk_fleet *f, const mk_nv_nodes *snap, const mk_ksel *sel,
+int mk_fsum_compute(mk_fsum *f, const mk_nv_nodes *snap, const mk_ksel *sel,
                      const char *resource)
 {
     memset(f, 0, sizeof *f);
@@ -64,7 +64,7 @@ int mk_fleet_compute(mk_fleet *f, const mk_nv_nodes *snap, const mk_ksel *sel,
         const mk_nv_node *n = &snap->node[i];
         if (sel && !mk_ksel_match(sel, n->labels, n->nlabels))
             continue;
-        mk_fleet_node *fn = &f->node[f->n++];
+        mk_fsum_node *fn = &f->node[f->n++];
         const mk_nv_resource *r = mk_nv_find_resource(n, resource);
         fn->node = n;
         fn->ready = is_ready(n);
@@ -75,18 +75,18 @@ int mk_fleet_compute(mk_fleet *f, const mk_nv_nodes *snap, const mk_ksel *sel,
         qsort(f->node, f->n, sizeof *f->node, by_node_name);
     for (size_t i = 0; i < snap->npods; i++) {
         const mk_nv_pod *p = &snap->pod[i];
-        long long at = p->node ? mk_fleet_find(f, p->node) : -1;
+        long long at = p->node ? mk_fsum_find(f, p->node) : -1;
         if (at < 0)
             continue;
         f->placed++;
         f->phase[p->phase < MK_FLEET_PHASES ? p->phase : MK_NV_POD_UNKNOWN]++;
-        if (!mk_fleet_pod_active(p))
+        if (!mk_fsum_pod_active(p))
             continue;
         f->node[at].pods++;
         f->node[at].used = add_sat(f->node[at].used, mk_nv_pod_request(p, resource));
     }
     for (size_t i = 0; i < f->n; i++) {
-        mk_fleet_node *fn = &f->node[i];
+        mk_fsum_node *fn = &f->node[i];
         fn->free = fn->allocatable > fn->used ? fn->allocatable - fn->used : 0;
         f->ready += fn->ready != 0;
         f->advertising += fn->allocatable > 0;
@@ -104,7 +104,7 @@ int mk_fleet_compute(mk_fleet *f, const mk_nv_nodes *snap, const mk_ksel *sel,
     return 0;
 }
 
-long long mk_fleet_stranded(const mk_fleet *f, long long k)
+long long mk_fsum_stranded(const mk_fsum *f, long long k)
 {
     long long sum = 0;
     for (size_t i = 0; i < f->n; i++)
@@ -113,7 +113,7 @@ long long mk_fleet_stranded(const mk_fleet *f, long long k)
     return sum;
 }
 
-void mk_fleet_describe(const mk_fleet *f, const char *resource, char *buf, size_t len)
+void mk_fsum_describe(const mk_fsum *f, const char *resource, char *buf, size_t len)
 {
     snprintf(buf, len, "%zu node%s (%zu Ready), %s %lld allocatable, %lld used, %lld free, "
              "%zu partly used, largest fit %lld; %zu pod%s on them, %zu running", f->n,
@@ -125,25 +125,25 @@ void mk_fleet_describe(const mk_fleet *f, const char *resource, char *buf, size_
 int mk_suite_fleet_summary(mk_nodesrc *src, const char *resource, char *buf, size_t len)
 {
     mk_nv_nodes snap;
-    mk_fleet f;
+    mk_fsum f;
     char err[256];
     if (src->snapshot(src, &snap, err, sizeof err) != 0)
         return -1;
-    int rc = snap.has_pods ? mk_fleet_compute(&f, &snap, NULL, resource) : -1;
+    int rc = snap.has_pods ? mk_fsum_compute(&f, &snap, NULL, resource) : -1;
     if (rc == 0) {
         size_t waiting = 0;
         for (size_t i = 0; i < snap.npods; i++)
-            waiting += mk_fleet_pod_unscheduled(&snap.pod[i], NULL, NULL);
+            waiting += mk_fsum_pod_unscheduled(&snap.pod[i], NULL, NULL);
         char totals[512];
-        mk_fleet_describe(&f, resource, totals, sizeof totals);
+        mk_fsum_describe(&f, resource, totals, sizeof totals);
         snprintf(buf, len, "%s; %zu pod%s not scheduled", totals, waiting, waiting == 1 ? "" : "s");
-        mk_fleet_free(&f);
+        mk_fsum_free(&f);
     }
     mk_nv_nodes_free(&snap);
     return rc;
 }
 
-void mk_fleet_free(mk_fleet *f)
+void mk_fsum_free(mk_fsum *f)
 {
     free(f->node);
     memset(f, 0, sizeof *f);

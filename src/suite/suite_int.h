@@ -191,7 +191,7 @@ extern const mk_xkind mk_xk_exit, mk_xk_stdout, mk_xk_stderr;
 extern const mk_xkind mk_xk_plugin, mk_xk_served_by;   /* suite_expect_plugstate.c */
 extern const mk_xkind mk_xk_fleet;                      /* suite_expect_fleet.c */
 /* What a fleet expectation needs watched (MK_FLEET_NEEDS_*). */
-unsigned mk_fleet_needs(const mk_expect *x);
+unsigned mk_fsum_needs(const mk_expect *x);
 
 /* --- exec steps (suite_exec.c) ---------------------------------------------- */
 

@@ -563,6 +563,6 @@ unsigned mk_suite_fleet_needs(const mk_suite *s)
     unsigned needs = 0;
     for (size_t i = 0; i < s->n; i++)
         for (size_t j = 0; j < s->cases[i].nx; j++)
-            needs |= mk_fleet_needs(&s->cases[i].x[j]);
+            needs |= mk_fsum_needs(&s->cases[i].x[j]);
     return needs;
 }

@@ -85,8 +85,8 @@ static void teardown(void)
 
 START_TEST(test_fleet_numbers)
 {
-    mk_fleet fl;
-    ck_assert_int_eq(mk_fleet_compute(&fl, &f.view, NULL, "nvidia.com/gpu"), 0);
+    mk_fsum fl;
+    ck_assert_int_eq(mk_fsum_compute(&fl, &f.view, NULL, "nvidia.com/gpu"), 0);
     ck_assert_uint_eq(fl.n, 5);
     ck_assert_str_eq(fl.node[0].node->name, "cpu-0");   /* by name */
     ck_assert_uint_eq(fl.ready, 4);
@@ -96,27 +96,27 @@ START_TEST(test_fleet_numbers)
     ck_assert_int_eq(fl.free, 5 + 0 + 8 + 3);
     ck_assert_uint_eq(fl.partly_used, 2);     /* n0 3/8, n3 1/4 */
     ck_assert_int_eq(fl.largest_fit, 8);
-    ck_assert_int_eq(mk_fleet_stranded(&fl, 8), 5 + 3);
-    ck_assert_int_eq(mk_fleet_stranded(&fl, 4), 3);
-    ck_assert_int_eq(mk_fleet_stranded(&fl, 1), 0);
+    ck_assert_int_eq(mk_fsum_stranded(&fl, 8), 5 + 3);
+    ck_assert_int_eq(mk_fsum_stranded(&fl, 4), 3);
+    ck_assert_int_eq(mk_fsum_stranded(&fl, 1), 0);
     ck_assert_uint_eq(fl.placed, 6);
     ck_assert_uint_eq(fl.phase[MK_NV_POD_RUNNING], 4);
     ck_assert_uint_eq(fl.phase[MK_NV_POD_PENDING], 1);
     ck_assert_uint_eq(fl.phase[MK_NV_POD_SUCCEEDED], 1);
     ck_assert_uint_eq(fl.pods_min, 0);        /* n2 */
     ck_assert_uint_eq(fl.pods_max, 2);        /* n0: done does not count */
-    long long n0 = mk_fleet_find(&fl, "n0");
+    long long n0 = mk_fsum_find(&fl, "n0");
     ck_assert_int_eq(fl.node[n0].used, 3);
     ck_assert_int_eq(fl.node[n0].free, 5);
-    ck_assert_int_eq(mk_fleet_find(&fl, "nope"), -1);
-    mk_fleet_free(&fl);
+    ck_assert_int_eq(mk_fsum_find(&fl, "nope"), -1);
+    mk_fsum_free(&fl);
 
     /* overcommitted (allocatable fell under what is bound): free is 0, not negative */
     f.view.node[1].res[0].allocatable = 6;
-    ck_assert_int_eq(mk_fleet_compute(&fl, &f.view, NULL, "nvidia.com/gpu"), 0);
-    ck_assert_int_eq(fl.node[mk_fleet_find(&fl, "n1")].free, 0);
+    ck_assert_int_eq(mk_fsum_compute(&fl, &f.view, NULL, "nvidia.com/gpu"), 0);
+    ck_assert_int_eq(fl.node[mk_fsum_find(&fl, "n1")].free, 0);
     ck_assert_int_eq(fl.free, 16);
-    mk_fleet_free(&fl);
+    mk_fsum_free(&fl);
 }
 END_TEST
 
@@ -125,20 +125,20 @@ START_TEST(test_fleet_selector_and_unscheduled)
     mk_ksel sel = {0};
     char err[128];
     ck_assert_int_eq(mk_ksel_parse("pool=gpu", &sel, err, sizeof err), 0);
-    mk_fleet fl;
-    ck_assert_int_eq(mk_fleet_compute(&fl, &f.view, &sel, "nvidia.com/gpu"), 0);
+    mk_fsum fl;
+    ck_assert_int_eq(mk_fsum_compute(&fl, &f.view, &sel, "nvidia.com/gpu"), 0);
     ck_assert_uint_eq(fl.n, 4);
     ck_assert_uint_eq(fl.placed, 5);          /* not cpu-only on cpu-0 */
-    mk_fleet_free(&fl);
+    mk_fsum_free(&fl);
     mk_ksel_free(&sel);
 
     const mk_nv_pod *waits = &f.view.pod[6];
-    ck_assert(mk_fleet_pod_unscheduled(waits, NULL, NULL));
-    ck_assert(mk_fleet_pod_unscheduled(waits, "b", NULL));
-    ck_assert(!mk_fleet_pod_unscheduled(waits, "a", NULL));
-    ck_assert(!mk_fleet_pod_unscheduled(&f.view.pod[1], NULL, NULL));   /* pending, bound */
+    ck_assert(mk_fsum_pod_unscheduled(waits, NULL, NULL));
+    ck_assert(mk_fsum_pod_unscheduled(waits, "b", NULL));
+    ck_assert(!mk_fsum_pod_unscheduled(waits, "a", NULL));
+    ck_assert(!mk_fsum_pod_unscheduled(&f.view.pod[1], NULL, NULL));   /* pending, bound */
     ck_assert_int_eq(mk_ksel_parse("app=x", &sel, err, sizeof err), 0);
-    ck_assert(!mk_fleet_pod_unscheduled(waits, NULL, &sel));
+    ck_assert(!mk_fsum_pod_unscheduled(waits, NULL, &sel));
     mk_ksel_free(&sel);
 }
 END_TEST
