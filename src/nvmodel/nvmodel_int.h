@@ -21,7 +21,7 @@ int mk_nv_mig_name(const mk_device *d, const mk_mig_profile *p, char *out, size_
 int mk_gfd_resource_labels(const mk_universe *u, const char *strategy, json_t *labels,
                            char *err, size_t errlen);
 
-/* GFD's sanitising of a name for a label value: only A-Z a-z 0-9 - _ . and
+/* gfd_text.c: GFD's sanitising of a name for a label value: only A-Z a-z 0-9 - _ . and
  * blanks kept, runs of blanks joined by one '-' ("NVIDIA A100-SXM4-80GB" ->
  * "NVIDIA-A100-SXM4-80GB"). */
 void mk_gfd_sanitise(const char *in, char *out, size_t len);
