@@ -45,7 +45,8 @@ const char cmd_render_help[] =
     "  -h, --help            this help\n"
     "\n"
     "Exit status: 0 printed, 2 usage or config error (problems on stderr as\n"
-    "file:line:col), 3 environment error.\n";
+    "file:line:col; with --labels also a universe GFD cannot label, such as a\n"
+    "driver version it cannot split), 3 environment error.\n";
 
 enum { OPT_PROFILES = 0x1200, OPT_LABELS, OPT_MIG_STRATEGY };
 

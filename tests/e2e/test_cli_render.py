@@ -177,6 +177,12 @@ class RenderTest(CliTest):
         self.assertEqual(labels['nvidia.com/mig-1g.5gb.count'], '2')
         single = mokka('render', '--labels', '-c', MIG, '--mig-strategy=single')
         self.assertIn('nvidia.com/gpu.product=NVIDIA-A100-SXM4-40GB-MIG-INVALID\n', single.stdout)
+        # A driver version GFD cannot split stops GFD: no labels.
+        bad = mokka('render', '--labels', '-c', '-',
+                    input='version: 1.0\nprofile: t4\ncount: 1\ndriverVersion: "535"\n')
+        self.assertExit(bad, 2)
+        self.assertEqual(bad.stdout, '')
+        self.assertIn('Version "535" does not match format "X.Y[.Z]"', bad.stderr)
 
     def test_labels_follow_the_node(self):
         tray = ('version: 1.0\nprofile: gb200\ncount: 4\ntopology: {nvlink: none}\n'
