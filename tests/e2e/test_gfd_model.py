@@ -124,6 +124,8 @@ def parse_labels(text):
 class GfdModel(RunTest):
     """render --labels against the real GFD, universe by universe."""
 
+    maxDiff = None
+
     def setUp(self):
         for var, value in (('MOKKA_GFD', REAL_GFD), ('MOKKA_DEVICE_PLUGIN', REAL_PLUGIN)):
             if not value:
