@@ -26,7 +26,7 @@ _mokka_options()
         exec) echo "--config= --state-dir= --keep-state --node= $common" ;;
         smi) echo "-L --list -q --query --json --id= --mock --config= $common" ;;
         lint) echo "--strict --node= $common" ;;
-        render) echo "--config= --node= --format= --profiles $common" ;;
+        render) echo "--config= --node= --format= --labels --mig-strategy= --profiles $common" ;;
         stats) echo "$state --json --watch= $common" ;;
         metrics) echo "$state --listen= --once $common" ;;
         inject) echo "$state --gpu= --mig= --xid= --ecc= --lost --healthy --set= --unset=
@@ -75,6 +75,8 @@ _mokka_value()
             _pids ;;
         *:--format | render:-f)
             COMPREPLY=($(compgen -W 'yaml json' -- "$cur")) ;;
+        render:--mig-strategy)
+            COMPREPLY=($(compgen -W 'none single mixed' -- "$cur")) ;;
         *:--report)
             COMPREPLY=($(compgen -W 'json' -- "$cur")) ;;
         *:--color | *:--colour)

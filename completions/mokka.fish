@@ -109,6 +109,8 @@ complete -c mokka -n '__fish_seen_subcommand_from lint' -a '(__mokka_yaml_files)
 complete -c mokka -n '__fish_seen_subcommand_from render' -s c -l config -x -a '(__mokka_yaml_files)' -d 'GPU config'
 complete -c mokka -n '__fish_seen_subcommand_from render' -s n -l node -x -d 'Node name for derived UUIDs'
 complete -c mokka -n '__fish_seen_subcommand_from render' -s f -l format -x -a 'yaml json' -d 'Output format'
+complete -c mokka -n '__fish_seen_subcommand_from render' -l labels -d "Print gpu-feature-discovery's labels"
+complete -c mokka -n '__fish_seen_subcommand_from render' -l mig-strategy -x -a 'none single mixed' -d "GFD's MIG strategy (with --labels)"
 complete -c mokka -n '__fish_seen_subcommand_from render' -l profiles -d 'List the built-in GPU profiles'
 
 # stats, metrics, inject: the state

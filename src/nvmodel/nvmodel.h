@@ -47,7 +47,10 @@ int mk_pdevs_prefer(const mk_universe *u, const mk_pdev *devs, size_t ndevs,
 
 /* The labels gpu-feature-discovery v0.17 puts on the node of universe u
  * under MIG strategy `strategy` (as above), as a JSON object of strings;
- * its timestamp label (nvidia.com/gfd.timestamp) is left out. NULL with err. */
+ * its timestamp label (nvidia.com/gfd.timestamp) is left out. NULL with err.
+ * (gfd_labels.c: the universe as loaded, without what `mokka inject` changes
+ * at run time; with GPUs of several models GFD's own answer varies from run
+ * to run, see gfd_resources.c. NFD's nvidia.com/gpu.present is not GFD's.) */
 json_t *mk_gfd_labels(const mk_universe *u, const char *strategy, char *err, size_t errlen);
 
 #endif

@@ -1,7 +1,10 @@
 """test_cli_render.py - `mokka render`: the built-in universe is the DGX A100
 fixture, UUIDs follow the node name, output is stable and complete, JSON
 and YAML agree, the MIG layout and NVLink peers are shown, --profiles lists
-the built-in profiles, and bad input gives file:line:col and exit 2."""
+the built-in profiles, --labels prints gpu-feature-discovery's labels for
+the node (sorted key=value lines, or a JSON object; test_gfd_model.py
+compares them with the real GFD's), and bad input gives file:line:col and
+exit 2."""
 import json
 import os
 import re
@@ -158,6 +161,43 @@ class RenderTest(CliTest):
         self.assertIn('3g.20gb', a100['migProfiles'])
         self.assertIn('- profile: a100-sxm4-40gb\n', mokka('render', '--profiles').stdout)
 
+    def test_labels(self):
+        p = mokka('render', '--labels')
+        self.assertExit(p, 0)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines, sorted(lines))
+        self.assertIn('nvidia.com/gpu.product=NVIDIA-A100-SXM4-40GB', lines)
+        self.assertIn('nvidia.com/gpu.machine=NVIDIA-DGX-A100', lines)
+        self.assertFalse([l for l in lines if l.startswith('nvidia.com/gfd.timestamp=')])
+        self.assertFalse([l for l in lines if l.startswith('nvidia.com/mig.strategy=')])
+        mixed = mokka('render', '--labels', '-c', MIG, '--mig-strategy', 'mixed', '-f', 'json')
+        self.assertExit(mixed, 0)
+        labels = json.loads(mixed.stdout)
+        self.assertEqual(labels['nvidia.com/mig.strategy'], 'mixed')
+        self.assertEqual(labels['nvidia.com/mig-1g.5gb.count'], '2')
+        single = mokka('render', '--labels', '-c', MIG, '--mig-strategy=single')
+        self.assertIn('nvidia.com/gpu.product=NVIDIA-A100-SXM4-40GB-MIG-INVALID\n', single.stdout)
+        # A driver version GFD cannot split stops GFD: no labels.
+        bad = mokka('render', '--labels', '-c', '-',
+                    input='version: 1.0\nprofile: t4\ncount: 1\ndriverVersion: "535"\n')
+        self.assertExit(bad, 2)
+        self.assertEqual(bad.stdout, '')
+        self.assertIn('Version "535" does not match format "X.Y[.Z]"', bad.stderr)
+
+    def test_labels_follow_the_node(self):
+        tray = ('version: 1.0\nprofile: gb200\ncount: 4\ntopology: {nvlink: none}\n'
+                'defaults:\n  fabric: {clusterUuid: auto, cliqueId: 7}\n')
+
+        def clique(node):
+            p = mokka('render', '--labels', '-c', '-', '--node', node, input=tray)
+            self.assertExit(p, 0)
+            return [l for l in p.stdout.splitlines() if l.startswith('nvidia.com/gpu.clique=')]
+        a, b = clique('gb200-r01-tray01'), clique('gb200-r01-tray02')
+        self.assertEqual(len(a), 1)
+        self.assertRegex(a[0], r'=[0-9a-f-]{36}\.7$')
+        self.assertEqual(a, b)     # one rack, one clique
+        self.assertNotEqual(a, clique('gb200-r02-tray01'))
+
     def test_bad_config(self):
         p = mokka('render', '-c', '-', input='version: 1.0\nprofile: a100-sxm4-40gb\ncount: x\n')
         self.assertExit(p, 2)
@@ -168,6 +208,13 @@ class RenderTest(CliTest):
         self.assertExit(mokka('render', '--format', 'xml'), 2)
         self.assertExit(mokka('render', 'file.yaml'), 2)
         self.assertExit(mokka('render', '--profiles', '--config', DGX), 2)
+        for args, msg in ((['--mig-strategy', 'mixed'], '--mig-strategy goes with --labels'),
+                          (['--labels', '--mig-strategy', 'both'],
+                           "--mig-strategy takes none, single or mixed, not 'both'"),
+                          (['--labels', '--profiles'], '--profiles and --labels: choose one')):
+            p = mokka('render', *args)
+            self.assertExit(p, 2)
+            self.assertIn(msg, p.stderr)
         h = mokka('render', '--help')
         self.assertExit(h, 0)
         self.assertTrue(h.stdout.startswith('Usage: mokka render'))
