@@ -57,11 +57,25 @@ mk_fleet *mk_fleet_open(const mk_fleet_opts *o, int *code, char *err, size_t err
     return f;
 }
 
+/* Pods' run times, and the watch of the fleet's own nodes once they are all
+ * registered (so that its first LIST finds them all). */
 static void *timer(void *p)
 {
     mk_fleet *f = p;
+    int watching = 0;
     pthread_mutex_lock(&f->mu);
     while (!f->stop) {
+        if (!watching && f->all_registered_ms) {
+            char err[1024];
+            watching = 1;
+            pthread_mutex_unlock(&f->mu);
+            int rc = fleet_watch_start(f, err, sizeof err);
+            pthread_mutex_lock(&f->mu);
+            if (rc && !f->failed) {
+                snprintf(f->failure, sizeof f->failure, "cannot watch the fleet's nodes: %.900s", err);
+                f->failed = 1;
+            }
+        }
         fleet_pods_tick(f, fleet_unix_ms());
         struct timespec ts = mk_abstime_in(CLOCK_REALTIME, TICK_MS);
         pthread_cond_timedwait(&f->tick, &f->mu, &ts);
@@ -143,6 +157,10 @@ int mk_fleet_failed(mk_fleet *f, char *err, size_t errlen)
  * workers stop. */
 void mk_fleet_stop(mk_fleet *f, mk_fleet_stop_mode mode)
 {
+    pthread_mutex_lock(&f->mu);
+    f->stop = 1;            /* no node is registered again from here */
+    pthread_mutex_unlock(&f->mu);
+    fleet_watch_stop(f);
     if (f->faults_watch)
         mk_kwatch_free(f->faults_watch);
     f->faults_watch = NULL;

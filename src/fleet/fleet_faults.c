@@ -212,12 +212,18 @@ static void reconcile_all(mk_fleet *f, const mk_gfault *g, size_t ng, int first,
     *next_ms = 0;
     for (size_t i = 0; i < f->nnodes && !f->stop; i++) {
         fnode *n = &f->node[i];
-        size_t nl = json_object_size(n->labels), k = 0, ne;
+        /* the labels as watched (others' too), else the fleet's own */
+        pthread_mutex_lock(&f->mu);
+        json_t *lobj = json_deep_copy(n->seen_labels ? n->seen_labels : n->labels);
+        pthread_mutex_unlock(&f->mu);
+        size_t nl = json_object_size(lobj), k = 0, ne;
         mk_nv_kv *labels = calloc(nl + 1, sizeof *labels);
         const char *key;
         json_t *v;
-        json_object_foreach(n->labels, key, v)
-            labels[k++] = (mk_nv_kv){ (char *)key, (char *)json_string_value(v) };
+        json_object_foreach(lobj, key, v)
+            if (labels && json_is_string(v))
+                labels[k++] = (mk_nv_kv){ (char *)key, (char *)json_string_value(v) };
+        nl = k;
         long long next = 0;
         int ch = 0;
         if (labels && mk_frec_run(n->rec, g, ng, n->name, labels, nl, now, &next) == 0) {
@@ -226,6 +232,7 @@ static void reconcile_all(mk_fleet *f, const mk_gfault *g, size_t ng, int first,
                 *next_ms = next;
         }
         free(labels);
+        json_decref(lobj);
         json_t *rep = ch || first ? report_of(f, n, 1) : NULL;
         pthread_mutex_lock(&f->mu);
         if (rep) {

@@ -44,6 +44,9 @@ typedef struct fnode {
     mk_state st;
     mk_frec *rec;
     json_t *report;             /* its GPUFaultReport, to be written */
+    /* the Node as watched (fleet_watch.c's) */
+    json_t *seen_labels;        /* its labels, others' included; NULL: not seen yet */
+    unsigned long seen_gen;     /* the LIST that last saw it */
 } fnode;
 
 enum { POD_ADMITTING, POD_RUNNING, POD_ENDING, POD_DONE, POD_REJECTED, POD_GONE };
@@ -100,7 +103,8 @@ struct mk_fleet {
     int stop, failed;
     int wstop;                  /* the workers' own: they outlive the other threads */
     char failure[1024];
-    mk_kwatch *pods_watch, *faults_watch;
+    mk_kwatch *pods_watch, *faults_watch, *nodes_watch;
+    unsigned long node_list_gen;
     json_t *faults, *fpending, *ppending;   /* GPUFaults by name; a LIST's */
     unsigned long fault_version;
     char state_dir[4096];
@@ -149,6 +153,10 @@ int fleet_pods_start(mk_fleet *f, char *err, size_t errlen);
 int fleet_do_pod(mk_fleet *f, mk_khttp *h, int slot);
 void fleet_pods_tick(mk_fleet *f, long long now_ms);   /* with mu held */
 void fleet_pods_free(mk_fleet *f);
+
+/* fleet_watch.c */
+int fleet_watch_start(mk_fleet *f, char *err, size_t errlen);
+void fleet_watch_stop(mk_fleet *f);
 
 /* fleet_faults.c */
 int fleet_faults_open(mk_fleet *f, char *err, size_t errlen);

@@ -249,9 +249,19 @@ int fleet_do_node(mk_fleet *f, mk_khttp *h, const work *w)
     int rc = 0;
     switch (w->kind) {
     case W_NODE_CREATE:
-        rc = create(f, h, w->index, err, sizeof err);
-        if (rc)
-            say(f, 1, "node %s: cannot register: %s", n->name, err);
+        /* Failing to register at start ends the fleet (RBAC, a server that
+         * refuses Nodes: no retry helps); later, the next lease renewal
+         * tries again. */
+        if ((rc = create(f, h, w->index, err, sizeof err)) == 0)
+            break;
+        pthread_mutex_lock(&f->mu);
+        if (!f->all_registered_ms && !f->failed) {
+            snprintf(f->failure, sizeof f->failure, "node %s: cannot register it: %s", n->name, err);
+            f->failed = 1;
+        } else if (f->all_registered_ms) {
+            say(f, 1, "node %s: cannot register it again: %s", n->name, err);
+        }
+        pthread_mutex_unlock(&f->mu);
         break;
     case W_NODE_STATUS:
     case W_NODE_NOTREADY:

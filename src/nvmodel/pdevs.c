@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nvmodel.h"
+#include "nvmodel_int.h"
 
 /* Two MIG devices are of one type for the plugin when NVML gives them the
  * same nvmlDeviceAttributes_t (lib/nvml/nvml_mig.c fills it from the
@@ -94,10 +95,16 @@ int mk_pdevs_list(const mk_universe *u, const char *strategy, mk_pdev **out, siz
         }
         for (size_t j = 0; j < d->nmig; j++) {
             mk_pdev *p = &e[k++];
+            char name[64];
             *p = (mk_pdev){ MK_GPU_RESOURCE, d->mig[j].uuid, (unsigned)i, (int)j };
-            if (mixed)
-                snprintf(p->resource, sizeof p->resource, "nvidia.com/mig-%s",
-                         d->migp[d->mig[j].profile].name);
+            if (!mixed)
+                continue;
+            /* go-nvlib's name ("1g.10gb.me"), not the profile's ("1g.10gb+me") */
+            if (mk_nv_mig_name(d, &d->migp[d->mig[j].profile], name, sizeof name, err, errlen)) {
+                free(e);
+                return -1;
+            }
+            snprintf(p->resource, sizeof p->resource, "nvidia.com/mig-%s", name);
         }
     }
     *out = e;

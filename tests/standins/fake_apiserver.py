@@ -568,7 +568,8 @@ class FakeAPIServer:
         self.cond = threading.Condition(self.lock)   # requests and watch counts, for wait_for
         self.history_limit = history_limit
         self.resources = {}                 # (group, plural) -> _Resource
-        self.node_res = self._resource("", "nodes", "Node", "NodeList", False, {"v1": {}})
+        # Nodes and Pods have the status subresource (what a kubelet writes)
+        self.node_res = self._resource("", "nodes", "Node", "NodeList", False, {"v1": {"status": True}})
         self.nodes = self.node_res.objects
         self.crds = self._resource(CRD_GROUP, "customresourcedefinitions", "CustomResourceDefinition",
                                    "CustomResourceDefinitionList", False, {"v1": {}})
@@ -576,7 +577,9 @@ class FakeAPIServer:
         self._resource("", "events", "Event", "EventList", True, {"v1": {}})
         # core v1 Pods, stored as given (add_pod), listed and watched across namespaces
         # (/api/v1/pods) with fieldSelector spec.nodeName and status.phase
-        self.pod_res = self._resource("", "pods", "Pod", "PodList", True, {"v1": {}})
+        self.pod_res = self._resource("", "pods", "Pod", "PodList", True, {"v1": {"status": True}})
+        # the kubelet's heartbeats (mokka fleet renews one per virtual node)
+        self._resource("coordination.k8s.io", "leases", "Lease", "LeaseList", True, {"v1": {}})
         self.rv = 1000                      # one counter for every kind, as etcd's revision
         self.list_snapshots = {}            # continue token -> (rv, items left)
         self.list_serial = 0                # makes every continue token unique
@@ -839,10 +842,14 @@ class FakeAPIServer:
         if sub == "status":
             new = {k: v for k, v in old.items() if k not in ("metadata", "status")}
             new["metadata"] = dict(old["metadata"])
+            if res is self.pod_res:     # v1.20 takes a pod's labels and annotations from /status too
+                for k in ("labels", "annotations"):
+                    if k in obj["metadata"]:
+                        new["metadata"][k] = obj["metadata"][k]
             if "status" in obj:
                 new["status"] = obj["status"]
             obj = new
-        elif status_sub:
+        elif status_sub and not (old is None and res is self.node_res):   # a Node is made with its status
             obj = {k: v for k, v in obj.items() if k != "status"}
             if old is not None and "status" in old:
                 obj["status"] = old["status"]
@@ -1259,9 +1266,9 @@ class _Handler(BaseHTTPRequestHandler):
                 raise APIError(fault[1], reasons.get(fault[1], "Failure"), f"injected {fault[1]}")
             if not route:
                 raise APIError(404, "NotFound", NO_RESOURCE, {})
-            # Nodes take merge patches (labels); a custom resource any write.
-            if method != "GET" and ((res is fake.node_res and method != "PATCH")
-                                    or (name is None) != (method == "POST")):
+            # Any kind takes any write (nodes too: mokka fleet makes and deletes them);
+            # POST to the collection, the others to an object.
+            if method != "GET" and (name is None) != (method == "POST"):
                 raise APIError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
             if verb == "watch":
                 return self._watch(route, q, record)
