@@ -233,6 +233,74 @@ class FleetRig(unittest.TestCase):
         self.assertLess(time.time() - t0, 30)
         self.assertEqual(self.nodes(), {})
 
+    def test_the_readmes_scheduler_ab_test(self):
+        """README's worked example: the same 40 one-GPU pods on 16 nodes,
+        placed by the default scheduler (spread: the suite fails) and by a
+        bin-packing profile of a second kube-scheduler (it passes)."""
+        self.fleet("--nodes", "16")
+        d = self.fleets[0].dir
+        cfg = os.path.join(d, "binpack.yaml")
+        with open(cfg, "w") as f:
+            f.write(BINPACK % self.kc)
+        sched = subprocess.Popen([os.path.join(RIG, "bin", "kube-scheduler"), "--config", cfg, "--port=0",
+                                  "--secure-port=0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (sched.terminate(), sched.wait(30)))
+        suite = os.path.join(d, "packed.yaml")
+        with open(suite, "w") as f:
+            f.write(PACKED)
+        verdicts = {}
+        for scheduler in ("default-scheduler", "bin-packing"):
+            job = "train-" + scheduler
+            apply(self.kc, {"apiVersion": "batch/v1", "kind": "Job",
+                            "metadata": {"name": job, "namespace": "default", "labels": {"fleet-test": self.name}},
+                            "spec": {"completions": 40, "parallelism": 40, "template": {
+                                "metadata": {"labels": {"fleet-test": self.name}},
+                                "spec": {"schedulerName": scheduler, "restartPolicy": "Never",
+                                         "terminationGracePeriodSeconds": 0,
+                                         "containers": [{"name": "c", "image": "rig.local/busybox:1",
+                                                         "resources": {"limits": {GPU: 1}}}]}}}})
+            wait(job + " placed", lambda: sum(1 for p in self.pods() if p["status"].get("phase") == "Running")
+                 == 40, timeout=120)
+            p = subprocess.run([MOKKA, "assert", "--kubeconfig", self.kc, "-l", "mokka.io/fleet=" + self.name,
+                                "-s", suite, "--timeout", "20s"], capture_output=True, text=True,
+                               env=clean_env(), timeout=120)
+            verdicts[scheduler] = (p.returncode, [l for l in p.stderr.splitlines() if "fleet:" in l])
+            kubectl(self.kc, "delete", "job", "-n", "default", job, "--wait=true", timeout=120)
+            wait("the pods gone", lambda: not self.pods(), timeout=120)
+        self.assertEqual(verdicts["default-scheduler"][0], 1, verdicts)
+        self.assertEqual(verdicts["bin-packing"][0], 0, verdicts)
+        self.assertIn(" 0 partly used", verdicts["bin-packing"][1][-1])
+
+
+BINPACK = """\
+apiVersion: kubescheduler.config.k8s.io/v1beta1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: %s}
+leaderElection: {leaderElect: false}
+profiles:
+  - schedulerName: bin-packing
+    plugins:
+      score:
+        disabled: [{name: NodeResourcesLeastAllocated}]
+        enabled: [{name: NodeResourcesMostAllocated, weight: 10}]
+    pluginConfig:
+      - name: NodeResourcesMostAllocated
+        args: {resources: [{name: nvidia.com/gpu, weight: 10}, {name: cpu, weight: 1}, {name: memory, weight: 1}]}
+"""
+
+PACKED = """\
+suite: fragmentation
+cases:
+  - name: placed, and packed
+    within: 10s
+    expect:
+      fleet:
+        pods: {running: 40}
+        unscheduled: 0
+        partly-used: "<=1"
+        stranded: {request: 8, count: "<=8"}
+"""
+
 
 if __name__ == "__main__":
     unittest.main()
