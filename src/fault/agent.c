@@ -250,14 +250,6 @@ static int n_event(void *ctx, const char *type, json_t *obj, char *err, size_t e
 
 /* --- reconciling and reporting -------------------------------------------------------------- */
 
-static int by_age(const void *x, const void *y)
-{
-    const mk_gfault *a = x, *b = y;
-    if (a->created_ms != b->created_ms)
-        return a->created_ms < b->created_ms ? -1 : 1;
-    return strcmp(a->name ? a->name : "", b->name ? b->name : "");
-}
-
 /* The faults and labels as they are now, parsed outside the lock. */
 typedef struct snapshot {
     mk_gfault *f;
@@ -269,9 +261,7 @@ typedef struct snapshot {
 
 static void snapshot_free(snapshot *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        mk_gfault_free(&s->f[i]);
-    free(s->f);
+    mk_gfaults_free(s->f, s->n);
     free(s->labels);
     json_decref(s->fobjs);
     json_decref(s->lobj);
@@ -290,24 +280,9 @@ static void snapshot_take(mk_fagent *a, snapshot *s)
 
 static int snapshot_parse(snapshot *s)
 {
-    const char *k;
-    json_t *v;
-    if (!s->fobjs)
+    if (!s->fobjs || !(s->f = mk_gfaults_read(s->fobjs, &s->n)))
         return -1;
-    s->f = calloc(json_object_size(s->fobjs) + 1, sizeof *s->f);
-    s->labels = calloc(json_object_size(s->lobj) + 1, sizeof *s->labels);
-    if (!s->f || !s->labels)
-        return -1;
-    json_object_foreach(s->fobjs, k, v) {
-        if (mk_gfault_from_json(v, &s->f[s->n]))
-            return -1;
-        s->n++;
-    }
-    qsort(s->f, s->n, sizeof *s->f, by_age);
-    json_object_foreach(s->lobj, k, v)
-        if (json_is_string(v))
-            s->labels[s->nlabels++] = (mk_nv_kv){ (char *)k, (char *)json_string_value(v) };
-    return 0;
+    return (s->labels = mk_gfault_labels(s->lobj, &s->nlabels)) ? 0 : -1;
 }
 
 static int write_report(mk_fagent *a, mk_khttp *h, int running, long long deadline_ms)

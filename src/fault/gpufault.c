@@ -647,3 +647,51 @@ void mk_gfault_describe(const mk_gfault *f, char *buf, size_t len)
     case MK_GF_FABRIC: describe_fabric(&f->fabric, buf, len); break;
     }
 }
+
+static int by_age(const void *x, const void *y)
+{
+    const mk_gfault *a = x, *b = y;
+    if (a->created_ms != b->created_ms)
+        return a->created_ms < b->created_ms ? -1 : 1;
+    return strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+
+mk_gfault *mk_gfaults_read(const json_t *byname, size_t *n)
+{
+    const char *k;
+    json_t *v;
+    mk_gfault *g = calloc(json_object_size(byname) + 1, sizeof *g);
+    *n = 0;
+    if (!g)
+        return NULL;
+    json_object_foreach((json_t *)byname, k, v) {
+        if (mk_gfault_from_json(v, &g[*n])) {
+            mk_gfaults_free(g, *n);
+            return NULL;
+        }
+        (*n)++;
+    }
+    qsort(g, *n, sizeof *g, by_age);
+    return g;
+}
+
+void mk_gfaults_free(mk_gfault *g, size_t n)
+{
+    for (size_t i = 0; g && i < n; i++)
+        mk_gfault_free(&g[i]);
+    free(g);
+}
+
+mk_nv_kv *mk_gfault_labels(const json_t *labels, size_t *n)
+{
+    const char *k;
+    json_t *v;
+    mk_nv_kv *kv = calloc(json_object_size(labels) + 1, sizeof *kv);
+    *n = 0;
+    if (!kv)
+        return NULL;
+    json_object_foreach((json_t *)labels, k, v)
+        if (json_is_string(v))
+            kv[(*n)++] = (mk_nv_kv){ (char *)k, (char *)json_string_value(v) };
+    return kv;
+}

@@ -69,6 +69,16 @@ typedef struct mk_gfault {
 int mk_gfault_from_json(const json_t *obj, mk_gfault *out);
 void mk_gfault_free(mk_gfault *f);
 
+/* Every GPUFault of a name -> object map (as a watch keeps them), read and
+ * sorted oldest first, as mk_frec_run takes them: an array of *n (free it
+ * with mk_gfaults_free), or NULL when out of memory. */
+mk_gfault *mk_gfaults_read(const json_t *byname, size_t *n);
+void mk_gfaults_free(mk_gfault *g, size_t n);
+/* A node's labels (a JSON object; NULL: none) as mk_gfault_selects takes
+ * them: an array of *n pairs pointing into the object (free() it), or NULL
+ * when out of memory. Values that are not strings are left out. */
+mk_nv_kv *mk_gfault_labels(const json_t *labels, size_t *n);
+
 /* An object that could not be read whole (kube_watch.h: past the bounds
  * of one object, or not JSON jansson reads) as an object to keep in its
  * place: `picked` is what could be read of it ({"metadata": {"name", "uid",

@@ -69,12 +69,9 @@ static void *timer(void *p)
             char err[1024];
             watching = 1;
             pthread_mutex_unlock(&f->mu);
-            int rc = fleet_watch_start(f, err, sizeof err);
+            if (fleet_watch_start(f, err, sizeof err))
+                fleet_fail(f, "cannot watch the fleet's nodes: %.900s", err);
             pthread_mutex_lock(&f->mu);
-            if (rc && !f->failed) {
-                snprintf(f->failure, sizeof f->failure, "cannot watch the fleet's nodes: %.900s", err);
-                f->failed = 1;
-            }
         }
         fleet_pods_tick(f, fleet_unix_ms());
         struct timespec ts = mk_abstime_in(CLOCK_REALTIME, TICK_MS);

@@ -16,9 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "fault/agentreport.h"
-#include "fault/faultapi.h"
-#include "fault/gpufault.h"
 #include "util/util.h"
 #include "fleet_int.h"
 
@@ -158,42 +155,10 @@ static int g_bad(void *ctx, const char *type, json_t *obj, const char *why, char
 
 static void g_fail(void *ctx, const char *why)
 {
-    mk_fleet *f = ctx;
-    pthread_mutex_lock(&f->mu);
-    if (!f->failed)
-        snprintf(f->failure, sizeof f->failure, "the watch of GPUFaults failed: %s", why);
-    f->failed = 1;
-    pthread_cond_broadcast(&f->tick);
-    pthread_mutex_unlock(&f->mu);
+    fleet_fail(ctx, "the watch of GPUFaults failed: %.900s", why);
 }
 
 /* --- reconciling --------------------------------------------------------------------------- */
-
-static int by_age(const void *x, const void *y)
-{
-    const mk_gfault *a = x, *b = y;
-    if (a->created_ms != b->created_ms)
-        return a->created_ms < b->created_ms ? -1 : 1;
-    return strcmp(a->name ? a->name : "", b->name ? b->name : "");
-}
-
-/* The faults as the reconciler takes them: parsed, oldest first. */
-static mk_gfault *parse_all(json_t *objs, size_t *n)
-{
-    const char *k;
-    json_t *v;
-    mk_gfault *g = calloc(json_object_size(objs) + 1, sizeof *g);
-    *n = 0;
-    if (!g)
-        return NULL;
-    json_object_foreach(objs, k, v) {
-        if (mk_gfault_from_json(v, &g[*n]))
-            break;
-        (*n)++;
-    }
-    qsort(g, *n, sizeof *g, by_age);
-    return g;
-}
 
 static json_t *report_of(mk_fleet *f, fnode *n, int running)
 {
@@ -216,14 +181,8 @@ static void reconcile_all(mk_fleet *f, const mk_gfault *g, size_t ng, int first,
         pthread_mutex_lock(&f->mu);
         json_t *lobj = json_deep_copy(n->seen_labels ? n->seen_labels : n->labels);
         pthread_mutex_unlock(&f->mu);
-        size_t nl = json_object_size(lobj), k = 0, ne;
-        mk_nv_kv *labels = calloc(nl + 1, sizeof *labels);
-        const char *key;
-        json_t *v;
-        json_object_foreach(lobj, key, v)
-            if (labels && json_is_string(v))
-                labels[k++] = (mk_nv_kv){ (char *)key, (char *)json_string_value(v) };
-        nl = k;
+        size_t nl = 0, ne;
+        mk_nv_kv *labels = mk_gfault_labels(lobj, &nl);
         long long next = 0;
         int ch = 0;
         if (labels && mk_frec_run(n->rec, g, ng, n->name, labels, nl, now, &next) == 0) {
@@ -264,13 +223,13 @@ static void *reconciler(void *p)
         json_t *objs = json_deep_copy(f->faults);
         pthread_mutex_unlock(&f->mu);
         size_t ng = 0;
-        mk_gfault *g = objs ? parse_all(objs, &ng) : NULL;
+        mk_gfault *g = objs ? mk_gfaults_read(objs, &ng) : NULL;
         if (g)
             reconcile_all(f, g, ng, first, &next_ms);
+        else
+            say(f, 1, "out of memory: the GPUFaults wait for their next change");
         first = 0;
-        for (size_t k = 0; g && k < ng; k++)
-            mk_gfault_free(&g[k]);
-        free(g);
+        mk_gfaults_free(g, ng);
         json_decref(objs);
         pthread_mutex_lock(&f->mu);
     }

@@ -10,7 +10,7 @@
 #include "kube/kube.h"
 #include "nvmodel/nvmodel.h"
 #include "state.h"
-#include "fault/reconcile.h"
+#include "fault/fault.h"
 #include "util/util.h"
 #include "fleet.h"
 
@@ -118,9 +118,12 @@ struct mk_fleet {
 
 #define say(f, warning, ...) mk_logf((f)->o.log, (f)->o.log_ctx, (warning), __VA_ARGS__)
 
+/* fleet_shared.c */
 long long fleet_unix_ms(void);
 /* "2026-12-06T05:20:00.123456Z": a MicroTime, or a Time (micro 0: seconds only). */
 void fleet_time(long long unix_ms, int micro, char *buf, size_t len);
+/* The fleet failed (the first reason is kept); takes mu itself. */
+void fleet_fail(mk_fleet *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* fleet_plan.c: names, universes and devices */
 int fleet_plan(mk_fleet *f, int *code, char *err, size_t errlen);
@@ -133,15 +136,20 @@ json_t *fleet_node_object(mk_fleet *f, size_t i);
 json_t *fleet_node_status(mk_fleet *f, size_t i, int ready);
 int fleet_register(mk_fleet *f, char *err, size_t errlen);
 
-/* fleet_work.c: the queue and the workers that send it */
+/* fleet_queue.c: the queue of writes, and one request */
 void fleet_queue(mk_fleet *f, wkind kind, int index);   /* with mu held */
-int fleet_workers_start(mk_fleet *f, char *err, size_t errlen);
-void fleet_workers_drain(mk_fleet *f, long long deadline_ms);
-void fleet_workers_stop(mk_fleet *f);
+int fleet_take(mk_fleet *f, work *w);                   /* with mu held; 0: empty */
 /* One request on the worker's connection; 0 with *status, or -1 (err). */
 int fleet_request(mk_fleet *f, mk_khttp *h, const char *method, const char *path,
                   const json_t *body, const char *ctype, long *status, json_t **out,
                   char *err, size_t errlen);
+
+/* fleet_work.c: the workers that send the queue */
+int fleet_workers_start(mk_fleet *f, char *err, size_t errlen);
+void fleet_workers_drain(mk_fleet *f, long long deadline_ms);
+void fleet_workers_stop(mk_fleet *f);
+
+/* fleet_node.c: a node's writes */
 int fleet_do_node(mk_fleet *f, mk_khttp *h, const work *w);
 
 /* fleet_lease.c */

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include "fault/faultlist.h"
 #include "fleet_int.h"
 
 /* What every virtual node has beside its GPUs: a DGX-class host's. */
@@ -16,26 +14,6 @@ static const char *const BASE_CAPACITY[][2] = {
     { "cpu", "128" }, { "memory", "1056561152Ki" }, { "pods", "110" },
     { "ephemeral-storage", "1888559152Ki" }, { "hugepages-1Gi", "0" }, { "hugepages-2Mi", "0" },
 };
-
-long long fleet_unix_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-void fleet_time(long long ms, int micro, char *buf, size_t len)
-{
-    time_t s = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    char base[32];
-    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (micro)
-        snprintf(buf, len, "%s.%06lldZ", base, (ms % 1000) * 1000);
-    else
-        snprintf(buf, len, "%sZ", base);
-}
 
 static json_t *resources(mk_fleet *f, size_t i, int healthy_only)
 {
@@ -255,13 +233,12 @@ int fleet_do_node(mk_fleet *f, mk_khttp *h, const work *w)
         if ((rc = create(f, h, w->index, err, sizeof err)) == 0)
             break;
         pthread_mutex_lock(&f->mu);
-        if (!f->all_registered_ms && !f->failed) {
-            snprintf(f->failure, sizeof f->failure, "node %s: cannot register it: %s", n->name, err);
-            f->failed = 1;
-        } else if (f->all_registered_ms) {
-            say(f, 1, "node %s: cannot register it again: %s", n->name, err);
-        }
+        long long registered_all = f->all_registered_ms;
         pthread_mutex_unlock(&f->mu);
+        if (registered_all)
+            say(f, 1, "node %s: cannot register it again: %s", n->name, err);
+        else
+            fleet_fail(f, "node %s: cannot register it: %.900s", n->name, err);
         break;
     case W_NODE_STATUS:
     case W_NODE_NOTREADY:

@@ -349,12 +349,7 @@ static int p_event(void *ctx, const char *type, json_t *obj, char *err, size_t e
 
 static void p_fail(void *ctx, const char *why)
 {
-    mk_fleet *f = ctx;
-    pthread_mutex_lock(&f->mu);
-    if (!f->failed)
-        snprintf(f->failure, sizeof f->failure, "the watch of pods failed: %s", why);
-    f->failed = 1;
-    pthread_mutex_unlock(&f->mu);
+    fleet_fail(ctx, "the watch of pods failed: %.900s", why);
 }
 
 /* --- the writes ------------------------------------------------------------------------------ */

@@ -93,12 +93,7 @@ static int w_event(void *ctx, const char *type, json_t *obj, char *err, size_t e
 
 static void w_fail(void *ctx, const char *why)
 {
-    mk_fleet *f = ctx;
-    pthread_mutex_lock(&f->mu);
-    if (!f->failed)
-        snprintf(f->failure, sizeof f->failure, "the watch of the fleet's nodes failed: %s", why);
-    f->failed = 1;
-    pthread_mutex_unlock(&f->mu);
+    fleet_fail(ctx, "the watch of the fleet's nodes failed: %.900s", why);
 }
 
 /* Started once every node was registered: the first list sees them all. */

@@ -124,8 +124,9 @@ def main():
                 "GPUFault on %d nodes: mokka inject started to Applied in each node's report" % tenth)
             row("fleet.fault.p99", "%.2f" % lat[min(len(lat) - 1, int(len(lat) * 0.99))], "s", "<2",
                 "the same, 99th percentile of %d reports" % len(lat))
-        row("fleet.fault.all", "%.1f" % (time.time() - tf), "s", "<2",
-            "mokka inject --wait and allocatable 7 on all %d of %d nodes, seen by polling" % (down, tenth))
+        row("fleet.fault.all", "%.1f" % (time.time() - tf), "s", "-",
+            "an upper bound: mokka inject, its --wait, then kubectl polls until allocatable 7 on all "
+            "%d of %d nodes (each poll of them takes a second or so here)" % (down, tenth))
         subprocess.run([MOKKA, "inject", "--kubeconfig", kc, "--clear", "bench-tenth", "--wait", "120s"],
                        capture_output=True, timeout=180)
         # one Job of one-GPU pods
