@@ -156,18 +156,9 @@ void mk_fleet_stop(mk_fleet *f, mk_fleet_stop_mode mode)
 {
     pthread_mutex_lock(&f->mu);
     f->stop = 1;            /* no node is registered again from here */
+    pthread_cond_broadcast(&f->tick);   /* the lease, timer and fault threads */
     pthread_mutex_unlock(&f->mu);
-    fleet_watch_stop(f);
-    if (f->faults_watch)
-        mk_kwatch_free(f->faults_watch);
-    f->faults_watch = NULL;
-    if (f->pods_watch)
-        mk_kwatch_free(f->pods_watch);
-    f->pods_watch = NULL;
-    pthread_mutex_lock(&f->mu);
-    f->stop = 1;            /* the lease, timer and fault threads */
-    pthread_cond_broadcast(&f->tick);
-    pthread_mutex_unlock(&f->mu);
+    /* the threads first: the timer and the reconciler may be making a watch */
     if (f->lease_started)
         pthread_join(f->lease_thread, NULL);
     if (f->timer_started)
@@ -175,6 +166,13 @@ void mk_fleet_stop(mk_fleet *f, mk_fleet_stop_mode mode)
     if (f->fault_started)
         pthread_join(f->fault_thread, NULL);
     f->lease_started = f->timer_started = f->fault_started = 0;
+    fleet_watch_stop(f);
+    if (f->pods_watch)
+        mk_kwatch_free(f->pods_watch);
+    f->pods_watch = NULL;
+    if (f->faults_watch)
+        mk_kwatch_free(f->faults_watch);
+    f->faults_watch = NULL;
     if (!f->started_workers)
         return;
     pthread_mutex_lock(&f->mu);

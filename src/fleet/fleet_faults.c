@@ -20,7 +20,8 @@
 #include "fleet_int.h"
 
 #define WATCH_TIMEOUT_S 300
-#define LIST_DEADLINE_MS 30000
+#define LIST_DEADLINE_MS 5000   /* the first LIST of a watch: short, so that a stop waits little */
+#define RETRY_MS 10000          /* watching again while GPUFaults are not served */
 
 /* NVIDIA's plugin (v0.17) skips these XIDs: application errors, not the GPU's. */
 static const unsigned SKIPPED_XIDS[] = { 13, 31, 43, 45, 68, 109 };
@@ -153,9 +154,16 @@ static int g_bad(void *ctx, const char *type, json_t *obj, const char *why, char
     return rc;
 }
 
+/* Not the fleet's end: the nodes keep their faults, and the reconciler
+ * watches again (watch_faults). */
 static void g_fail(void *ctx, const char *why)
 {
-    fleet_fail(ctx, "the watch of GPUFaults failed: %.900s", why);
+    mk_fleet *f = ctx;
+    say(f, 1, "the watch of GPUFaults failed: %s; watching again in %d s", why, RETRY_MS / 1000);
+    pthread_mutex_lock(&f->mu);
+    f->faults_down = 1;
+    pthread_cond_broadcast(&f->tick);
+    pthread_mutex_unlock(&f->mu);
 }
 
 /* --- reconciling --------------------------------------------------------------------------- */
@@ -206,16 +214,49 @@ static void reconcile_all(mk_fleet *f, const mk_gfault *g, size_t ng, int first,
     }
 }
 
+/* (Re)starts the watch of GPUFaults, called by the reconciler without mu:
+ * at start, and every RETRY_MS while GPUFaults are not served (no CRD yet,
+ * or an API server that lost it), so that faults work once they are. */
+static void watch_faults(mk_fleet *f, int *said)
+{
+    mk_kwatch_sink sink = { .item = g_item, .list_end = g_end, .list_abort = g_abort,
+                            .event = g_event, .fail = g_fail, .bad = g_bad, .ctx = f };
+    mk_kwatch_opts wo = { .path = MK_GF_PATH, .what = "GPUFaults", .watch_timeout_s = WATCH_TIMEOUT_S,
+                          .jitter = 1, .first_deadline_ms = mk_kmono_ms() + LIST_DEADLINE_MS };
+    char why[1024];
+    if (f->faults_watch)
+        mk_kwatch_free(f->faults_watch);       /* failed: it calls nothing any more */
+    mk_kwatch *w = mk_kclient_watch(f->client, &wo, &sink, why, sizeof why);
+    pthread_mutex_lock(&f->mu);
+    f->faults_watch = w;
+    f->faults_down = !w;
+    pthread_mutex_unlock(&f->mu);
+    if (!w && !*said)
+        say(f, 1, "GPUFaults cannot be watched (%s): the nodes keep the faults they have and "
+            "the fleet tries again every %d s (%s)", why, RETRY_MS / 1000, MK_GF_CRD_HINT);
+    else if (w && *said)
+        say(f, 0, "GPUFaults are watched again");
+    *said = !w;
+}
+
 static void *reconciler(void *p)
 {
     mk_fleet *f = p;
     unsigned long seen = 0;
-    long long next_ms = 0;
-    int first = 1;
+    long long next_ms = 0, retry_ms = 0;
+    int first = 1, said = 0;
     pthread_mutex_lock(&f->mu);
     while (!f->stop) {
+        if (f->faults_down && mk_now_ms() >= retry_ms) {
+            pthread_mutex_unlock(&f->mu);
+            watch_faults(f, &said);
+            retry_ms = mk_now_ms() + RETRY_MS;
+            pthread_mutex_lock(&f->mu);
+            continue;
+        }
         if (seen == f->fault_version && (!next_ms || fleet_unix_ms() < next_ms)) {
-            struct timespec ts = mk_abstime_in(CLOCK_REALTIME, next_ms ? next_ms - fleet_unix_ms() : 1000);
+            long long wait = next_ms ? next_ms - fleet_unix_ms() : 1000;
+            struct timespec ts = mk_abstime_in(CLOCK_REALTIME, wait < 1000 ? wait : 1000);
             pthread_cond_timedwait(&f->tick, &f->mu, &ts);
             continue;
         }
@@ -239,18 +280,9 @@ static void *reconciler(void *p)
 
 int fleet_faults_start(mk_fleet *f, char *err, size_t errlen)
 {
-    mk_kwatch_sink sink = { .item = g_item, .list_end = g_end, .list_abort = g_abort,
-                            .event = g_event, .fail = g_fail, .bad = g_bad, .ctx = f };
-    mk_kwatch_opts wo = { .path = MK_GF_PATH, .what = "GPUFaults", .watch_timeout_s = WATCH_TIMEOUT_S,
-                          .jitter = 1, .first_deadline_ms = mk_kmono_ms() + LIST_DEADLINE_MS };
-    char why[1024];
     if (!(f->faults = json_object()))
         return snprintf(err, errlen, "out of memory"), -1;
-    if (!(f->faults_watch = mk_kclient_watch(f->client, &wo, &sink, why, sizeof why))) {
-        say(f, 1, "GPUFaults cannot be watched (%s): the fleet runs without faults; to have them, "
-            "%s and start the fleet again", why, MK_GF_CRD_HINT);
-        return 0;
-    }
+    f->faults_down = 1;         /* the reconciler's first step watches them */
     if (pthread_create(&f->fault_thread, NULL, reconciler, f))
         return snprintf(err, errlen, "cannot start a thread"), -1;
     f->fault_started = 1;

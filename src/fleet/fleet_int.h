@@ -107,6 +107,7 @@ struct mk_fleet {
     unsigned long node_list_gen;
     json_t *faults, *fpending, *ppending;   /* GPUFaults by name; a LIST's */
     unsigned long fault_version;
+    int faults_down;            /* GPUFaults not watched (yet, or any more) */
     char state_dir[4096];
     int fresh_state_dir;
     /* counts */

@@ -42,6 +42,16 @@ static int create_lease(mk_fleet *f, mk_khttp *h, int i, long *status, char *err
     return rc;
 }
 
+/* Whether node i's Node is gone from the API server (a GET answers 404). */
+static int node_gone(mk_fleet *f, mk_khttp *h, int i)
+{
+    char path[600], err[512];
+    long status = 0;
+    snprintf(path, sizeof path, "/api/v1/nodes/%s", f->node[i].name);
+    return fleet_request(f, h, "GET", path, NULL, NULL, &status, NULL, err, sizeof err) == 0 &&
+           status == 404;
+}
+
 int fleet_do_lease(mk_fleet *f, mk_khttp *h, int i)
 {
     fnode *n = &f->node[i];
@@ -54,21 +64,28 @@ int fleet_do_lease(mk_fleet *f, mk_khttp *h, int i)
     pthread_mutex_unlock(&f->mu);
     int rc = fleet_request(f, h, "PATCH", path, patch, NULL, &status, NULL, err, sizeof err);
     json_decref(patch);
+    /* No Lease: deleted, or lost with the API server's data, and then the
+     * Node is too (a watch resumed from a resourceVersion cannot tell):
+     * the Node is registered again, which makes its Lease. */
+    if (rc == 0 && status == 404 && node_gone(f, h, i)) {
+        say(f, 1, "node %s: gone from the API server with its Lease; registering it again", n->name);
+        pthread_mutex_lock(&f->mu);
+        if (n->registered) {
+            n->registered = 0;
+            f->registered--;
+        }
+        fleet_queue(f, W_NODE_CREATE, i);
+        pthread_mutex_unlock(&f->mu);
+        return 0;
+    }
     if (rc == 0 && status == 404)
         rc = create_lease(f, h, i, &status, err, sizeof err);
     if (rc == 0 && status == 409)
         status = 200;   /* made meanwhile (by the fleet before a restart): renewed next round */
-    if (rc == 0 && status == 404) {
-        /* the namespace or the Node is gone: the API server lost them */
-        say(f, 1, "node %s: its Lease cannot be made (%s); registering the node again", n->name, err);
-        pthread_mutex_lock(&f->mu);
-        fleet_queue(f, W_NODE_CREATE, i);
-        pthread_mutex_unlock(&f->mu);
-    } else if (rc || status / 100 != 2) {
+    if (rc || status / 100 != 2)
         say(f, 1, "node %s: cannot renew its Lease: %s", n->name, err);
-    } else {
+    else
         atomic_fetch_add(&f->lease_renewals, 1);
-    }
     return rc;
 }
 

@@ -183,6 +183,21 @@ class FleetTest(kubetest.KubeTestCase):
         wait("every node registered again", lambda: len(self.srv.nodes) == 6, timeout=30)
         wait("and its lease", lambda: len(self.srv.objects("leases")) == 6, timeout=15)
 
+    def test_gpufaults_work_once_their_crd_is_installed(self):
+        self.tearDown()
+        self.server(nodes=())          # a server without the CRDs
+        self.kc = self.kubeconfig()
+        fl = self.fleet("--nodes", "2")
+        self.assertIn("GPUFaults cannot be watched", fl.log())
+        self.assertIn("kubectl apply -f ci/deploy/gpufault-crd.yaml", fl.log())
+        self.srv.install_crds_file(CRDS)
+        wait("GPUFaults watched again", lambda: "GPUFaults are watched again" in fl.log(), timeout=30)
+        self.srv.create_object("gpufaults", {"apiVersion": "mokka.io/v1alpha1", "kind": "GPUFault",
+                                             "metadata": {"name": "late"},
+                                             "spec": {"gpus": [1], "fault": {"xid": 79}}})
+        wait("allocatable 7", lambda: all(self.node("gpu-node-%04d" % i)["status"]["allocatable"][GPU] == "7"
+                                          for i in range(2)))
+
     def test_a_killed_fleet_takes_back_its_nodes_and_its_pods_devices(self):
         fl = self.fleet("--nodes", "3")
         uid0 = self.node("gpu-node-0000")["metadata"]["uid"]
