@@ -80,6 +80,25 @@ class FleetTest(kubetest.KubeTestCase):
         self.assertEqual(lease["spec"]["leaseDurationSeconds"], 40)
         self.assertEqual(lease["metadata"]["ownerReferences"][0]["uid"], n["metadata"]["uid"])
 
+    def test_pools_and_a_config_per_node(self):
+        d = os.path.join(self.dir, "nodes")
+        os.makedirs(d)
+        with open(os.path.join(d, "gpu-node-h-0001.yaml"), "w") as f:
+            f.write("profile: h100-sxm5-80gb\ncount: 4\n")
+        self.fleet("--pool", "a=2", "--pool", "h=2:" + MIG_MIXED, "--node-config", d,
+                   "--mig-strategy", "mixed")
+        self.assertEqual(sorted(self.srv.nodes), ["gpu-node-a-0000", "gpu-node-a-0001",
+                                                  "gpu-node-h-0000", "gpu-node-h-0001"])
+        cap = lambda n: self.node(n)["status"]["capacity"]
+        self.assertEqual(cap("gpu-node-a-0000")[GPU], "8")
+        self.assertEqual(self.node("gpu-node-h-0000")["metadata"]["labels"]["mokka.io/pool"], "h")
+        self.assertTrue(any(k.startswith("nvidia.com/mig-") for k in cap("gpu-node-h-0000")))
+        self.assertEqual(cap("gpu-node-h-0001")[GPU], "4")
+        self.assertIn("H100", self.node("gpu-node-h-0001")["metadata"]["labels"]["nvidia.com/gpu.product"])
+        # uuid: auto follows the node's name: every node's GPUs are its own
+        ann = {n: json.loads(json.dumps(self.node(n)["metadata"]["annotations"])) for n in self.srv.nodes}
+        self.assertEqual(ann["gpu-node-h-0001"]["mokka.io/universe"], os.path.join(d, "gpu-node-h-0001.yaml"))
+
     def test_at_rest_only_the_leases_are_renewed_once_in_10_s(self):
         fl = self.fleet("--nodes", "20", "--stats", os.path.join(self.dir, "stats.json"))
         time.sleep(3)
