@@ -39,10 +39,9 @@ static int plugin_sees(const mk_state_dev *d)
 }
 
 /* Node i's devices' health from its live state; 1 when it changed. */
-static int read_health(mk_fleet *f, fnode *n)
+static int read_health(fnode *n)
 {
     int changed = 0;
-    (void)f;
     for (size_t d = 0; d < n->ndev; d++) {
         unsigned char ok = !plugin_sees(&n->st.dev[n->dev[d].gpu]);
         changed |= ok != n->healthy[d];
@@ -70,7 +69,7 @@ int fleet_faults_open(mk_fleet *f, char *err, size_t errlen)
             !(n->rec = mk_frec_open(path, NULL, NULL, why, sizeof why)))
             return snprintf(err, errlen, "node %s: cannot make its live state in %s: %s", n->name,
                             dir, why), -1;
-        read_health(f, n);
+        read_health(n);
     }
     return 0;
 }
@@ -208,7 +207,7 @@ static void reconcile_all(mk_fleet *f, const mk_gfault *g, size_t ng, int first,
             if (!n->report_queued)
                 n->report_queued = 1, fleet_queue(f, W_REPORT, (int)i);
         }
-        if (read_health(f, n) && n->registered && !n->status_queued)
+        if (read_health(n) && n->registered && !n->status_queued)
             n->status_queued = 1, fleet_queue(f, W_NODE_STATUS, (int)i);
         pthread_mutex_unlock(&f->mu);
     }

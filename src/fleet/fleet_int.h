@@ -119,10 +119,8 @@ struct mk_fleet {
 
 #define say(f, warning, ...) mk_logf((f)->o.log, (f)->o.log_ctx, (warning), __VA_ARGS__)
 
-/* fleet_shared.c */
+/* fleet_shared.c (times go to the API server through mk_ktime_format) */
 long long fleet_unix_ms(void);
-/* "2026-12-06T05:20:00.123456Z": a MicroTime, or a Time (micro 0: seconds only). */
-void fleet_time(long long unix_ms, int micro, char *buf, size_t len);
 /* The fleet failed (the first reason is kept); takes mu itself. */
 void fleet_fail(mk_fleet *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -130,7 +128,7 @@ void fleet_fail(mk_fleet *f, const char *fmt, ...) __attribute__((format(printf,
 int fleet_plan(mk_fleet *f, int *code, char *err, size_t errlen);
 void fleet_plan_free(mk_fleet *f);
 /* How many of each resource node n lists (all) or offers (healthy), into obj. */
-void fleet_resources(const mk_fleet *f, const fnode *n, int healthy_only, json_t *obj);
+void fleet_resources(const fnode *n, int healthy_only, json_t *obj);
 
 /* fleet_node.c: the Node object and its status */
 json_t *fleet_node_object(mk_fleet *f, size_t i);

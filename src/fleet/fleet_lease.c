@@ -18,7 +18,7 @@
 static json_t *lease_spec(const fnode *n)
 {
     char now[40];
-    fleet_time(fleet_unix_ms(), 1, now, sizeof now);
+    mk_ktime_format(fleet_unix_ms(), 2, now, sizeof now);
     return json_pack("{s:s, s:i, s:s}", "holderIdentity", n->name, "leaseDurationSeconds",
                      LEASE_SECONDS, "renewTime", now);
 }

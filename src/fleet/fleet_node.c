@@ -20,7 +20,7 @@ static json_t *resources(mk_fleet *f, size_t i, int healthy_only)
     json_t *r = json_object();
     for (size_t k = 0; k < sizeof BASE_CAPACITY / sizeof *BASE_CAPACITY; k++)
         json_object_set_new(r, BASE_CAPACITY[k][0], json_string(BASE_CAPACITY[k][1]));
-    fleet_resources(f, &f->node[i], healthy_only, r);
+    fleet_resources(&f->node[i], healthy_only, r);
     return r;
 }
 
@@ -37,7 +37,7 @@ static json_t *condition(const char *type, const char *status, const char *reaso
 json_t *fleet_node_status(mk_fleet *f, size_t i, int ready)
 {
     char now[40];
-    fleet_time(fleet_unix_ms(), 0, now, sizeof now);
+    mk_ktime_format(fleet_unix_ms(), 0, now, sizeof now);
     json_t *c = json_array();
     json_array_append_new(c, condition("MemoryPressure", "False", "KubeletHasSufficientMemory",
                                        "kubelet has sufficient memory available", now));
@@ -132,7 +132,7 @@ int fleet_register(mk_fleet *f, char *err, size_t errlen)
     int rc = mk_gfl_list(h, "/api/v1/nodes", mk_kmono_ms() + WRITE_DEADLINE_MS, on_node, &s,
                          &status, why, sizeof why);
     if (rc != 0 || status != 200) {
-        snprintf(err, errlen, "cannot list the cluster's Nodes: %s", rc ? why : why);
+        snprintf(err, errlen, "cannot list the cluster's Nodes: %s", why);
         free(s.foreign);
         return MK_FLEET_ENV;
     }

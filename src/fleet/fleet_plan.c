@@ -24,6 +24,7 @@ typedef struct text {
 typedef struct plan {
     text *t;
     size_t nt;
+    json_t *labels;             /* --labels, read once */
 } plan;
 
 static int load_text(plan *p, const char *path, const text **out, char *err, size_t errlen)
@@ -80,34 +81,43 @@ static mk_universe *load_universe(plan *p, const char *path, const char *node, c
 
 static void plan_free(plan *p)
 {
+    json_decref(p->labels);
     for (size_t i = 0; i < p->nt; i++)
         free(p->t[i].data);
     free(p->t);
 }
 
-/* "k=v,k2=v2" onto obj; -1 with err at the first that is not k=v. */
-static int parse_labels(const char *s, json_t *obj, char *err, size_t errlen)
+/* --labels "k=v,k2=v2", read once by the label-selector parser, which
+ * checks keys and values as the API server would: only equalities. */
+static json_t *extra_labels(const char *s, char *err, size_t errlen)
 {
-    char *copy = strdup(s ? s : ""), *save = NULL;
-    if (!copy)
-        return snprintf(err, errlen, "out of memory"), -1;
-    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq || eq == kv) {
-            snprintf(err, errlen, "--labels: '%s' is not KEY=VALUE", kv);
-            free(copy);
-            return -1;
+    mk_ksel sel = { 0 };
+    char why[512];
+    json_t *out = json_object();
+    int rc = mk_ksel_parse(s ? s : "", &sel, why, sizeof why);
+    if (rc == MK_KSEL_NOMEM || !out)
+        snprintf(err, errlen, "out of memory");
+    else if (rc)
+        snprintf(err, errlen, "--labels: %s", why);
+    for (size_t i = 0; rc == 0 && i < sel.n; i++) {
+        if (sel.req[i].op != MK_KSEL_EQ) {
+            snprintf(err, errlen, "--labels: '%s' is not KEY=VALUE", sel.req[i].key);
+            rc = -1;
+        } else {
+            json_object_set_new(out, sel.req[i].key, json_string(sel.req[i].values[0]));
         }
-        *eq = '\0';
-        json_object_set_new(obj, kv, json_string(eq + 1));
     }
-    free(copy);
-    return 0;
+    mk_ksel_free(&sel);
+    if (rc) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
 }
 
 /* The labels a kubelet, GFD (with NFD's gpu.present) and the fleet put on
- * node n. */
-static int node_labels(mk_fleet *f, fnode *n, char *err, size_t errlen)
+ * node n, and `extra` (--labels). */
+static int node_labels(mk_fleet *f, fnode *n, const json_t *extra, char *err, size_t errlen)
 {
     json_t *l = n->labels = json_object();
     if (!l)
@@ -128,7 +138,8 @@ static int node_labels(mk_fleet *f, fnode *n, char *err, size_t errlen)
     json_object_set_new(l, FLEET_LABEL, json_string(f->name));
     if (n->pool)
         json_object_set_new(l, POOL_LABEL, json_string(n->pool));
-    return parse_labels(f->o.labels, l, err, errlen);
+    json_object_update(l, (json_t *)extra);
+    return 0;
 }
 
 /* Node i's universe file: its own in --node-config, else its pool's or
@@ -176,7 +187,7 @@ static int plan_node(mk_fleet *f, plan *p, size_t i, const char *pool, const cha
         n->user[d] = -1;
     snprintf(n->ip, sizeof n->ip, "10.%u.%u.%u", 200 + (unsigned)(i >> 16), (unsigned)(i >> 8) & 255,
              (unsigned)i & 255);
-    if (node_labels(f, n, why, sizeof why))
+    if (node_labels(f, n, p->labels, why, sizeof why))
         return snprintf(err, errlen, "node %s: %s", name, why), -1;
     if (json_object_get(f->by_name, name) ||
         json_object_set_new(f->by_name, name, json_integer((json_int_t)i)))
@@ -205,8 +216,12 @@ int fleet_plan(mk_fleet *f, int *code, char *err, size_t errlen)
     *code = MK_FLEET_USAGE;
     if (total == 0)
         return snprintf(err, errlen, "no nodes: give --nodes N or --pool NAME=COUNT[:CONFIG]"), -1;
-    if (!(f->node = calloc(total, sizeof *f->node)) || !(f->by_name = json_object()))
+    if (!(p.labels = extra_labels(f->o.labels, err, errlen)))
+        return -1;
+    if (!(f->node = calloc(total, sizeof *f->node)) || !(f->by_name = json_object())) {
+        plan_free(&p);
         return snprintf(err, errlen, "out of memory"), -1;
+    }
     int rc = 0;
     size_t i = 0;
     /* nnodes counts the node being planned: what it holds is freed on failure */
@@ -244,16 +259,17 @@ void fleet_plan_free(mk_fleet *f)
     json_decref(f->by_name);
 }
 
-void fleet_resources(const mk_fleet *f, const fnode *n, int healthy_only, json_t *obj)
+void fleet_resources(const fnode *n, int healthy_only, json_t *obj)
 {
-    (void)f;
     for (size_t d = 0; d < n->ndev; d++) {
-        json_t *have = json_object_get(obj, n->dev[d].resource);
-        long long c = have ? atoll(json_string_value(have)) : 0;
-        if (!healthy_only || n->healthy[d])
-            c++;
+        const char *r = n->dev[d].resource;
+        if (json_object_get(obj, r))
+            continue;               /* counted at its first device */
+        size_t count = 0;
+        for (size_t e = d; e < n->ndev; e++)
+            count += !strcmp(n->dev[e].resource, r) && (!healthy_only || n->healthy[e]);
         char num[32];
-        snprintf(num, sizeof num, "%lld", c);
-        json_object_set_new(obj, n->dev[d].resource, json_string(num));
+        snprintf(num, sizeof num, "%zu", count);
+        json_object_set_new(obj, r, json_string(num));
     }
 }

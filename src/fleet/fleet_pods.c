@@ -243,9 +243,9 @@ static void add(mk_fleet *f, int node, const json_t *obj, const char *uid)
         readopt(f, slot, mine);
         const char *phase = str_at(obj, "status", "phase");
         if (phase && !strcmp(phase, "Running")) {
-            struct tm tm = { 0 };
-            if (start && strptime(start, "%Y-%m-%dT%H:%M:%SZ", &tm))
-                p->start_ms = (long long)timegm(&tm) * 1000;
+            long long started;
+            if (start && mk_ktime_ms(start, &started) == 0)
+                p->start_ms = started;
             p->phase = POD_RUNNING;
             f->pods_running++;
         }
@@ -368,8 +368,8 @@ static json_t *cond(const char *type, const char *status, const char *reason, co
 static json_t *pod_status(const mk_fleet *f, const fpod *p, int phase)
 {
     char start[40], now[40];
-    fleet_time(p->start_ms, 0, start, sizeof start);
-    fleet_time(fleet_unix_ms(), 0, now, sizeof now);
+    mk_ktime_format(p->start_ms, 0, start, sizeof start);
+    mk_ktime_format(fleet_unix_ms(), 0, now, sizeof now);
     const fnode *n = &f->node[p->node];
     if (phase == POD_REJECTED)
         return json_pack("{s:s, s:s, s:s, s:s, s:s}", "phase", "Failed", "reason",

@@ -102,7 +102,9 @@ void mk_ktime_format(long long ms, int fraction, char *buf, size_t len)
     char base[32];
     gmtime_r(&t, &tm);
     strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (fraction)
+    if (fraction == 2)
+        snprintf(buf, len, "%s.%03lld000Z", base, ms % 1000);
+    else if (fraction)
         snprintf(buf, len, "%s.%03lldZ", base, ms % 1000);
     else
         snprintf(buf, len, "%sZ", base);

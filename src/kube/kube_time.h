@@ -11,7 +11,9 @@
 int mk_ktime_ms(const char *s, long long *ms);
 
 /* ms since the Unix epoch as "2026-12-02T03:04:05.123Z" (fraction 1, as
- * RFC3339Nano to the millisecond) or "2026-12-02T03:04:05Z" (0), UTC. */
+ * RFC3339Nano to the millisecond), "2026-12-02T03:04:05.123000Z" (2, a
+ * MicroTime, whose six digits Go's parser requires: a Lease's renewTime)
+ * or "2026-12-02T03:04:05Z" (0), UTC. */
 void mk_ktime_format(long long ms, int fraction, char *buf, size_t len);
 
 #endif

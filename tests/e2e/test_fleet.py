@@ -250,7 +250,10 @@ class FleetTest(kubetest.KubeTestCase):
                           (["--nodes", "2", "--pool", "a=2"], "give one"),
                           (["--pool", "a"], "--pool: 'a' is not NAME=COUNT[:FILE]"),
                           (["--nodes", "2", "--mig-strategy", "x"], "not none, single or mixed"),
-                          (["--nodes", "2", "--on-stop", "x"], "not delete or keep")):
+                          (["--nodes", "2", "--on-stop", "x"], "not delete or keep"),
+                          (["--nodes", "2", "--labels", "team"], "--labels: 'team' is not KEY=VALUE"),
+                          (["--nodes", "2", "--labels", "zone!=a"], "--labels: 'zone' is not KEY=VALUE"),
+                          (["--nodes", "2", "--labels", "a b=c"], "--labels: at 'a b'")):
             p = subprocess.run([MOKKA, "fleet", "--kubeconfig", self.kc, *args], capture_output=True,
                                text=True, env=self.env(), timeout=30)
             self.assertEqual(p.returncode, 2, (args, p.stderr))

@@ -44,12 +44,29 @@ START_TEST(rejects)
 }
 END_TEST
 
+/* The three forms the API server is written in, each read back to the
+ * millisecond: a Time, RFC3339Nano to the millisecond, and a MicroTime. */
+START_TEST(formats)
+{
+    static const char *const want[] = { "2026-12-02T03:04:05Z", "2026-12-02T03:04:05.123Z",
+                                        "2026-12-02T03:04:05.123000Z" };
+    const long long t = 1796180645123LL;
+    char buf[64];
+    mk_ktime_format(t, _i, buf, sizeof buf);
+    ck_assert_str_eq(buf, want[_i]);
+    long long back = -1;
+    ck_assert_int_eq(mk_ktime_ms(buf, &back), 0);
+    ck_assert_int_eq(back, _i ? t : t - 123);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kube_time");
     TCase *tc = tcase_create("rfc3339");
     tcase_add_loop_test(tc, parses, 0, (int)(sizeof good / sizeof good[0]));
     tcase_add_loop_test(tc, rejects, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_loop_test(tc, formats, 0, 3);
     suite_add_tcase(s, tc);
     return mk_test_run(s);
 }
