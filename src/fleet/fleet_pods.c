@@ -224,8 +224,8 @@ static void add(mk_fleet *f, int node, const json_t *obj, const char *uid)
     }
     fpod *p = &f->pod[slot];
     *p = (fpod){ .node = node, .phase = POD_ADMITTING, .gen = f->list_gen };
-    p->ns = strdup(json_string_value(json_object_get(meta, "namespace")) ?: "default");
-    p->name = strdup(json_string_value(json_object_get(meta, "name")) ?: "");
+    p->ns = strdup(json_string_value(json_object_get(meta, "namespace")));
+    p->name = strdup(json_string_value(json_object_get(meta, "name")));
     p->uid = strdup(uid);
     p->containers = json_deep_copy(json_object_get(spec, "containers"));
     json_object_set_new(f->by_uid, uid, json_integer(slot));
@@ -271,6 +271,14 @@ static void seen_pod(mk_fleet *f, const json_t *obj, int deleted)
         return;
     json_t *s = json_object_get(f->by_uid, uid);
     const char *phase = str_at(obj, "status", "phase");
+    const char *ns = str_at(obj, "metadata", "namespace"), *name = str_at(obj, "metadata", "name");
+    if (!s && !deleted && (!ns || !name || !mk_kname_ok(ns) || !mk_kname_ok(name))) {
+        /* its name goes into the paths of its writes: one the API server
+         * would not have made is skipped, and the fleet goes on */
+        say(f, 1, "pod with uid %.64s on node %.253s: its namespace or name is not a DNS "
+            "subdomain; skipped", uid, node);
+        return;
+    }
     int going = json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp") != NULL;
     if (!s) {
         if (deleted || ended(phase))

@@ -147,6 +147,15 @@ class FleetTest(kubetest.KubeTestCase):
         self.add_pod(pod("elsewhere", "real-node", 1))
         time.sleep(1)
         self.assertNotIn("phase", self.get_pod("elsewhere").get("status", {}))
+        # a hostile pod (a name no API server makes) is said and skipped; the rest go on
+        bad = pod("../x", "gpu-node-0001", 1)
+        bad["metadata"]["uid"] = "uid-hostile"
+        self.srv.put_object("pods", bad)
+        self.add_pod(pod("after", "gpu-node-0001", 1))
+        wait("pod after runs", lambda: (self.get_pod("after") or {}).get("status", {}).get("phase") == "Running")
+        self.assertIn("pod with uid uid-hostile on node gpu-node-0001: its namespace or name is not a "
+                      "DNS subdomain; skipped", self.fleets[0].log())
+        self.assertNotIn("phase", self.get_pod("../x").get("status", {}))
 
     def test_gpufaults_change_allocatable_and_are_reported(self):
         self.fleet("--nodes", "5")
