@@ -292,17 +292,24 @@ int fleet_do_report(mk_fleet *f, mk_khttp *h, int i)
 {
     fnode *n = &f->node[i];
     char err[1024];
+    /* Taken, not shared: jansson's reference counts are not safe across
+     * threads (the last decref does not see what the other thread wrote). */
     pthread_mutex_lock(&f->mu);
     n->report_queued = 0;
-    json_t *rep = json_incref(n->report);
+    json_t *rep = n->report;
+    n->report = NULL;
     pthread_mutex_unlock(&f->mu);
     if (!rep)
         return 0;
     int rc = mk_freport_write(h, n->name, rep, mk_kmono_ms() + WRITE_DEADLINE_MS, err, sizeof err);
-    json_decref(rep);
     atomic_fetch_add(&f->requests, 1);
     if (rc == -1)
         say(f, 1, "cannot write GPUFaultReport %s: %s", n->name, err);
+    pthread_mutex_lock(&f->mu);
+    if (rc == -1 && !n->report)
+        n->report = rep, rep = NULL;    /* written with the node's next change */
+    pthread_mutex_unlock(&f->mu);
+    json_decref(rep);
     return rc;
 }
 
